@@ -1,0 +1,132 @@
+"""Text forms of squares, move sequences and boards, both directions.
+
+- Squares: `a1`..`h8`, columns a-h left to right, rows 1-8 top to bottom; either case.
+- Transcripts: concatenated squares (`f5d6c3d3c4`), either case; passes implicit (inferred when
+  the side to move has no move) or explicit as `pa`, `ps` or `--`.
+- Board text (GGF / Edax / FFO): 64 characters a1..h8 row by row (`-` or `.` empty, `X` or `*`
+  black, `O` white; whitespace ignored) followed by the side to move (`X`/`*`/`B` or `O`/`W`).
+
+Every parse error is a `NotationError` that names the bad token and its position.
+"""
+
+from __future__ import annotations
+
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import GameState, IllegalMoveError
+
+COLUMNS = "abcdefgh"
+PASS_TOKENS = ("pa", "ps", "--")
+
+
+class NotationError(ValueError):
+    """Text that does not follow the notation; the message names the token and its position."""
+
+
+def square_name(square: int) -> str:
+    if not 0 <= square < 64:
+        raise ValueError(f"square index {square} is outside 0..63")
+    return f"{COLUMNS[square % 8]}{square // 8 + 1}"
+
+
+def action_name(action: int) -> str:
+    """`f5` for a square, `pass` for action 64."""
+    return "pass" if action == PASS else square_name(action)
+
+
+def parse_square(token: str, where: str = "") -> int:
+    """`f5`/`F5` -> 37. Raises NotationError naming `token` (and `where`, if given)."""
+    text = token.strip().lower()
+    if len(text) == 2 and text[0] in COLUMNS and text[1] in "12345678":
+        return (int(text[1]) - 1) * 8 + COLUMNS.index(text[0])
+    at = f" at {where}" if where else ""
+    raise NotationError(f"bad square {token!r}{at}: expected a column a-h and a row 1-8, e.g. f5")
+
+
+def parse_action(token: str, where: str = "") -> int:
+    """A square or a pass word (`pass`, `pa`, `ps`, `--`)."""
+    if token.strip().lower() in PASS_TOKENS + ("pass",):
+        return PASS
+    return parse_square(token, where)
+
+
+def parse_transcript(text: str, start: GameState | None = None) -> list[int]:
+    """Actions of a transcript replayed from `start` (the standard start by default).
+
+    Forced passes are inserted where the side to move has no move; an explicit pass is accepted
+    only where it is forced. Raises NotationError naming the token, its character offset and ply.
+    """
+    state = start or GameState.start()
+    compact = "".join(text.split())
+    actions: list[int] = []
+    offset = 0
+    while offset < len(compact):
+        token = compact[offset : offset + 2]
+        where = f"character {offset} (ply {len(actions) + 1})"
+        if len(token) < 2:
+            raise NotationError(f"dangling character {token!r} at {where}: moves are two characters like f5")
+        action = parse_action(token, where)
+        if action != PASS and state.must_pass():
+            actions.append(PASS)
+            state = state.play(PASS)
+        if state.is_over():
+            raise NotationError(f"move {token!r} at {where} comes after the end of the game")
+        try:
+            state = state.play(action)
+        except IllegalMoveError as err:
+            raise NotationError(f"illegal move {token!r} at {where}: {err}") from None
+        actions.append(action)
+        offset += 2
+    return actions
+
+
+def format_transcript(actions, explicit_passes: bool = False) -> str:
+    """`f5d6c3...`; passes are dropped unless `explicit_passes` (then written `pa`)."""
+    parts = []
+    for action in actions:
+        if action == PASS:
+            if explicit_passes:
+                parts.append("pa")
+        else:
+            parts.append(square_name(int(action)))
+    return "".join(parts)
+
+
+_BLACK_CHARS = "X*x"
+_WHITE_CHARS = "Oo"
+_EMPTY_CHARS = "-."
+
+
+def parse_board_text(text: str) -> GameState:
+    """64 squares plus side to move (see module docstring) -> GameState."""
+    compact = "".join(text.split())
+    if len(compact) != 65:
+        raise NotationError(
+            f"board text has {len(compact)} non-space characters; expected 64 squares and the side to move"
+        )
+    black = white = 0
+    for index, char in enumerate(compact[:64]):
+        if char in _BLACK_CHARS:
+            black |= 1 << index
+        elif char in _WHITE_CHARS:
+            white |= 1 << index
+        elif char not in _EMPTY_CHARS:
+            raise NotationError(
+                f"bad board character {char!r} at square {index} ({square_name(index)}): expected -, X, * or O"
+            )
+    side = compact[64]
+    if side in "X*Bb":
+        black_to_move = True
+    elif side in "OoWw":
+        black_to_move = False
+    else:
+        raise NotationError(f"bad side to move {side!r} after the 64 squares: expected X, *, B, O or W")
+    return GameState(black, white, black_to_move)
+
+
+def format_board_text(state: GameState, black: str = "X", white: str = "O", empty: str = "-") -> str:
+    """The inverse of `parse_board_text`: 64 characters, a space, the side to move."""
+    chars = []
+    for index in range(64):
+        owner = state.square(index)
+        chars.append(black if owner == 0 else white if owner == 1 else empty)
+    return "".join(chars) + " " + (black if state.black_to_move else white)

@@ -1,0 +1,34 @@
+"""Shared fixtures: where ../shared is, and skips with a reason where it or GRhino is missing."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("ALPHAZERO_SHARED", REPO_ROOT.parent / "shared"))
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+GTP_RHINO = "/usr/games/gtp-rhino"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not (SHARED / "data").is_dir():
+        pytest.skip(f"shared data not found at {SHARED} (set ALPHAZERO_SHARED to its path)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def wthor_dir(shared_dir) -> Path:
+    path = shared_dir / "data" / "wthor"
+    if not any(path.glob("WTH_*.wtb")):
+        pytest.skip(f"no WTHOR files (WTH_*.wtb) in {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def gtp_rhino() -> str:
+    if not (os.path.exists(GTP_RHINO) or shutil.which("gtp-rhino")):
+        pytest.skip(f"GRhino not installed ({GTP_RHINO}); apt-get install -y grhino")
+    return GTP_RHINO if os.path.exists(GTP_RHINO) else shutil.which("gtp-rhino")
