@@ -1,0 +1,47 @@
+"""The whole configuration of a training run: one typed dataclass per Hydra group.
+
+`conf/config.yaml` composes the groups on top of the `base_config` schema registered here, so
+OmegaConf rejects an unknown key or a value of the wrong type while the overrides are merged, and
+`to_typed` turns the result into dataclass instances whose `__post_init__` checks the ranges (a
+negative simulation count fails before anything starts, naming the key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+
+from alphazero.mcts.config import MCTSConfig
+from alphazero.nn.config import PRESET_NAMES, ModelConfig, model_preset
+from alphazero.selfplay.config import SelfPlayConfig
+from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
+
+
+@dataclass
+class Config:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    mcts: MCTSConfig = field(default_factory=MCTSConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    arena: ArenaConfig = field(default_factory=ArenaConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+
+
+def register_configs() -> None:
+    """The schema, plus one `model` group entry per preset (defined once, in alphazero.nn.config)."""
+    store = ConfigStore.instance()
+    store.store(name="base_config", node=Config)
+    for name in PRESET_NAMES:
+        store.store(group="model", name=name, node=model_preset(name))
+
+
+def to_typed(cfg: DictConfig) -> Config:
+    """Resolve interpolations and build the dataclasses (running their range checks)."""
+    return OmegaConf.to_object(cfg)
+
+
+def to_yaml(cfg: Config) -> str:
+    return OmegaConf.to_yaml(OmegaConf.structured(cfg))

@@ -1,0 +1,39 @@
+"""Self-play settings (Hydra group `selfplay`)."""
+
+from dataclasses import dataclass
+
+from alphazero.validation import require as _require
+
+
+@dataclass
+class SelfPlayConfig:
+    # Worker processes; each plays `concurrent_games` games at once with one batched search.
+    workers: int = 2
+    concurrent_games: int = 64
+    # Games generated per iteration in synchronous mode (split over the workers).
+    games_per_iteration: int = 128
+    # Games a worker finishes before it writes a shard and reports (async mode; sync mode writes
+    # one shard per task).
+    games_per_shard: int = 32
+    # torch threads per worker process for its own network evaluation.
+    threads_per_worker: int = 1
+    # Serve every worker's leaf batches from one inference process (worth it on a GPU).
+    inference_server: bool = False
+    # Inference server: largest batch gathered, and how long to wait for more requests (ms).
+    server_max_batch: int = 4096
+    server_wait_ms: float = 1.0
+    # Device the workers (or the inference server) evaluate on: auto, cpu, cuda, cuda:N.
+    device: str = "cpu"
+    # Random plies played before search takes over (opening diversity); 0 = none.
+    random_opening_plies: int = 0
+
+    def __post_init__(self):
+        _require(self.workers >= 1, "selfplay.workers", self.workers, ">= 1")
+        _require(self.concurrent_games >= 1, "selfplay.concurrent_games", self.concurrent_games, ">= 1")
+        _require(self.games_per_iteration >= 1, "selfplay.games_per_iteration", self.games_per_iteration, ">= 1")
+        _require(self.games_per_shard >= 1, "selfplay.games_per_shard", self.games_per_shard, ">= 1")
+        _require(self.threads_per_worker >= 1, "selfplay.threads_per_worker", self.threads_per_worker, ">= 1")
+        _require(self.server_max_batch >= 1, "selfplay.server_max_batch", self.server_max_batch, ">= 1")
+        _require(self.server_wait_ms >= 0, "selfplay.server_wait_ms", self.server_wait_ms, ">= 0")
+        _require(0 <= self.random_opening_plies <= 59, "selfplay.random_opening_plies", self.random_opening_plies, "in 0..59")
+

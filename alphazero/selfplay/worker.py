@@ -1,0 +1,233 @@
+"""Self-play worker processes and the pool that supervises them.
+
+Each worker owns one BatchedSearch over `concurrent_games` slots and plays the games it is asked
+for with the current best network, writing every `games_per_shard` finished games to the replay
+directory as one atomically written shard. Before each shard it checks `best.json` and reloads the
+network if a new best was promoted, so workers switch networks without restarting.
+
+Messages (worker -> pool, on one shared queue):
+    ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id"})
+    ("done", worker_id, task_id, {})
+    ("error", worker_id, task_id, {"message"})
+A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll`, restarted, and the rest of its
+task handed to the new process: shards it already wrote are complete, games in flight are lost.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import time
+import traceback
+from dataclasses import dataclass
+
+import numpy as np
+import torch.multiprocessing as mp
+
+from alphazero.mcts.config import MCTSConfig
+from alphazero.selfplay.config import SelfPlayConfig
+from alphazero.selfplay.inference_server import InferenceServer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Task:
+    task_id: int
+    games: int  # games to play; 0 = keep playing until stopped (async mode)
+    seed: int
+
+
+def _load_evaluator(checkpoint_path: str, selfplay_cfg: SelfPlayConfig):
+    from alphazero.nn.checkpoint import load_network
+    from alphazero.nn.inference import NetworkEvaluator
+
+    net = load_network(checkpoint_path, device="cpu")
+    return NetworkEvaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker)
+
+
+def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, task_queue, result_queue, stop_event, server_handle=None):
+    """Entry point of a worker process (spawned)."""
+    import signal
+
+    import torch
+
+    # Ctrl-C reaches the whole process group; the pool stops workers through stop_event instead,
+    # so a worker never dies mid-shard because the user asked the run to stop cleanly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    torch.set_num_threads(selfplay_cfg.threads_per_worker)
+    from alphazero.mcts.search import BatchedSearch
+    from alphazero.replay.buffer import ReplayBuffer
+    from alphazero.selfplay.games import SelfPlayRunner
+    from alphazero.train.checkpoints import read_best_pointer
+
+    task = None
+    try:
+        replay = ReplayBuffer(os.path.join(run_dir, "replay"), window_positions=1, scan=False)
+        network_id, evaluator = None, None
+        while not stop_event.is_set():
+            try:
+                task = task_queue.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if task is None:
+                break
+            rng = np.random.default_rng(task.seed)
+            played = 0
+            while (task.games == 0 or played < task.games) and not stop_event.is_set():
+                best = read_best_pointer(run_dir)
+                if best["id"] != network_id:
+                    # With an inference server the server swaps networks itself; the handle stays.
+                    if server_handle is None:
+                        evaluator = _load_evaluator(best["path"], selfplay_cfg)
+                    elif evaluator is None:
+                        evaluator = server_handle.evaluator(worker_id)
+                    network_id = best["id"]
+                    search = BatchedSearch(mcts_cfg, evaluator, selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
+                    runner = SelfPlayRunner(
+                        search,
+                        rng,
+                        selfplay_cfg.random_opening_plies,
+                        metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
+                    )
+                chunk = selfplay_cfg.games_per_shard if task.games == 0 else min(selfplay_cfg.games_per_shard, task.games - played)
+                start = time.perf_counter()
+                runner.simulations_run = 0
+                records = runner.play(chunk)
+                path = replay.add_games(records, writer_id=f"w{worker_id}")
+                played += len(records)
+                result_queue.put(
+                    (
+                        "shard",
+                        worker_id,
+                        task.task_id,
+                        {
+                            "path": str(path),
+                            "games": len(records),
+                            "positions": int(sum(len(r) for r in records)),
+                            "simulations": runner.simulations_run,
+                            "seconds": time.perf_counter() - start,
+                            "network_id": network_id,
+                            "mean_length": float(np.mean([len(r) for r in records])),
+                        },
+                    )
+                )
+            result_queue.put(("done", worker_id, task.task_id, {}))
+    except KeyboardInterrupt:
+        pass
+    except Exception:  # reported to the pool, which logs it and restarts the worker
+        result_queue.put(("error", worker_id, task.task_id if task else -1, {"message": traceback.format_exc()}))
+        raise
+
+
+class WorkerPool:
+    """Starts W worker processes, hands them tasks, restarts any that die."""
+
+    def __init__(self, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, seed: int):
+        self.run_dir = run_dir
+        self.selfplay_cfg = selfplay_cfg
+        self.mcts_cfg = mcts_cfg
+        self.seed = seed
+        self.ctx = mp.get_context("spawn")
+        self.server = None
+        self.server_handle = None
+        if selfplay_cfg.inference_server:
+            self.server = InferenceServer(
+                self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
+                threads=max(1, selfplay_cfg.threads_per_worker),
+            )
+            self.server_handle = self.server.handle()
+        self.results = self.ctx.Queue()
+        self.stop_event = self.ctx.Event()
+        self.processes: list = [None] * selfplay_cfg.workers
+        self.task_queues: list = [None] * selfplay_cfg.workers
+        self.current: dict[int, Task | None] = {}
+        self.remaining: dict[int, int] = {}  # worker -> games of its task not yet reported
+        self.next_task_id = 0
+        self.restarts = 0
+        for worker_id in range(selfplay_cfg.workers):
+            self._start(worker_id)
+
+    def _start(self, worker_id: int) -> None:
+        task_queue = self.ctx.Queue()
+        process = self.ctx.Process(
+            target=worker_main,
+            args=(worker_id, self.run_dir, self.selfplay_cfg, self.mcts_cfg, task_queue, self.results, self.stop_event, self.server_handle),
+            name=f"selfplay-{worker_id}",
+            daemon=True,
+        )
+        process.start()
+        self.processes[worker_id] = process
+        self.task_queues[worker_id] = task_queue
+        self.current[worker_id] = None
+
+    def _task_seed(self) -> int:
+        # Distinct, reproducible seed per task: run seed and task number through SeedSequence.
+        return int(np.random.SeedSequence([self.seed, self.next_task_id]).generate_state(1)[0])
+
+    def assign(self, worker_id: int, games: int) -> None:
+        task = Task(self.next_task_id, games, self._task_seed())
+        self.next_task_id += 1
+        self.current[worker_id] = task
+        self.remaining[worker_id] = games
+        self.task_queues[worker_id].put(task)
+
+    def idle_workers(self) -> list[int]:
+        return [w for w, task in self.current.items() if task is None]
+
+    def poll(self, timeout: float = 0.5) -> list[tuple]:
+        """Collect worker messages; restart dead workers and re-queue the rest of their task."""
+        messages = []
+        try:
+            messages.append(self.results.get(timeout=timeout))
+            while True:
+                messages.append(self.results.get_nowait())
+        except queue.Empty:
+            pass
+        for kind, worker_id, task_id, payload in messages:
+            task = self.current.get(worker_id)
+            if task is None or task.task_id != task_id:
+                continue
+            if kind == "shard" and task.games:
+                self.remaining[worker_id] -= payload["games"]
+            elif kind == "done":
+                self.current[worker_id] = None
+            elif kind == "error":
+                log.error("self-play worker %d failed:\n%s", worker_id, payload["message"])
+        if self.server is not None:
+            self.server.ensure_alive()
+        for worker_id, process in enumerate(self.processes):
+            if process.is_alive() or self.stop_event.is_set():
+                continue
+            task = self.current.get(worker_id)
+            log.warning("self-play worker %d died (exit code %s); restarting it", worker_id, process.exitcode)
+            self.restarts += 1
+            self._start(worker_id)
+            if task is not None:
+                games = self.remaining.get(worker_id, task.games) if task.games else 0
+                if task.games == 0 or games > 0:
+                    self.assign(worker_id, games)
+        return messages
+
+    def close(self, timeout: float = 10.0) -> None:
+        self.stop_event.set()
+        for task_queue in self.task_queues:
+            if task_queue is not None:
+                task_queue.put(None)
+        deadline = time.monotonic() + timeout
+        for process in self.processes:
+            if process is not None:
+                process.join(max(0.1, deadline - time.monotonic()))
+                if process.is_alive():
+                    process.terminate()
+                    process.join(2)
+        if self.server is not None:
+            self.server.close()
+        # Drain so the queue's feeder thread can exit.
+        try:
+            while True:
+                self.results.get_nowait()
+        except (queue.Empty, OSError, ValueError):
+            pass

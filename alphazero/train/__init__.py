@@ -1,0 +1,1 @@
+"""Training: the loop, the trainer, checkpoints, metrics. Entry point: `python -m alphazero.train`."""

@@ -1,0 +1,108 @@
+"""Settings of the training loop: trainer (`train`), gating arena (`arena`), baseline evaluation
+(`eval`) and the run itself (`run`). Each is one Hydra group backed by one dataclass."""
+
+from dataclasses import dataclass, field
+
+from alphazero.validation import require, require_choice
+
+
+@dataclass
+class TrainConfig:
+    device: str = "auto"  # auto = CUDA when available, else CPU
+    threads: int = 2  # torch CPU threads of the trainer
+    optimizer: str = "sgd"  # sgd (with momentum) or adamw
+    lr: float = 0.02
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    lr_schedule: str = "cosine"  # constant, cosine or step
+    lr_warmup_steps: int = 100
+    lr_total_steps: int = 20000  # horizon of the cosine schedule / step boundaries
+    lr_min_factor: float = 0.05  # cosine floor as a fraction of lr
+    lr_step_every: int = 5000  # step schedule: multiply by lr_step_gamma every this many steps
+    lr_step_gamma: float = 0.3
+    batch_size: int = 256
+    # Samples trained per position generated: steps per iteration = ratio * new positions / batch.
+    replay_ratio: float = 4.0
+    window_positions: int = 200_000  # replay window: most recent positions sampled from
+    min_positions: int = 2000  # no training before the buffer holds this many positions
+    value_loss_weight: float = 1.0
+    grad_clip: float = 5.0  # 0 disables clipping
+    mixed_precision: bool = True  # bf16 autocast on CUDA; ignored on CPU
+    augment: bool = True  # random board symmetry per sample
+    init_from: str = ""  # checkpoint to start the network from (e.g. checkpoints/warmstart.pt)
+    checkpoint_every_steps: int = 500  # numbered checkpoints (latest.pt is written every iteration)
+
+    def __post_init__(self):
+        require_choice("train.optimizer", self.optimizer, ("sgd", "adamw"))
+        require_choice("train.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
+        require(self.lr > 0, "train.lr", self.lr, "> 0")
+        require(0 <= self.momentum < 1, "train.momentum", self.momentum, "in [0, 1)")
+        require(self.weight_decay >= 0, "train.weight_decay", self.weight_decay, ">= 0")
+        require(self.batch_size >= 1, "train.batch_size", self.batch_size, ">= 1")
+        require(self.replay_ratio > 0, "train.replay_ratio", self.replay_ratio, "> 0")
+        require(self.window_positions >= self.batch_size, "train.window_positions", self.window_positions, f">= train.batch_size ({self.batch_size})")
+        require(self.min_positions >= 1, "train.min_positions", self.min_positions, ">= 1")
+        require(self.threads >= 1, "train.threads", self.threads, ">= 1")
+        require(self.lr_warmup_steps >= 0, "train.lr_warmup_steps", self.lr_warmup_steps, ">= 0")
+        require(self.lr_total_steps >= 1, "train.lr_total_steps", self.lr_total_steps, ">= 1")
+        require(0 <= self.lr_min_factor <= 1, "train.lr_min_factor", self.lr_min_factor, "in [0, 1]")
+        require(self.lr_step_every >= 1, "train.lr_step_every", self.lr_step_every, ">= 1")
+        require(0 < self.lr_step_gamma <= 1, "train.lr_step_gamma", self.lr_step_gamma, "in (0, 1]")
+        require(self.grad_clip >= 0, "train.grad_clip", self.grad_clip, ">= 0")
+        require(self.value_loss_weight >= 0, "train.value_loss_weight", self.value_loss_weight, ">= 0")
+        require(self.checkpoint_every_steps >= 1, "train.checkpoint_every_steps", self.checkpoint_every_steps, ">= 1")
+
+
+@dataclass
+class ArenaConfig:
+    """Gating: the candidate (the network being trained) plays the current best."""
+
+    gating: bool = True  # false = always self-play with the latest network (as AlphaZero did)
+    every_steps: int = 1000  # gate after this many training steps
+    pairs: int = 20  # games = 2 * pairs (each opening with colours swapped)
+    opening_plies: int = 4
+    simulations: int = 50
+    threshold: float = 0.55  # promotion when the candidate's score >= threshold
+
+    def __post_init__(self):
+        require(self.every_steps >= 1, "arena.every_steps", self.every_steps, ">= 1")
+        require(self.pairs >= 1, "arena.pairs", self.pairs, ">= 1")
+        require(0 <= self.opening_plies <= 20, "arena.opening_plies", self.opening_plies, "in 0..20")
+        require(self.simulations >= 0, "arena.simulations", self.simulations, ">= 0")
+        require(0 < self.threshold <= 1, "arena.threshold", self.threshold, "in (0, 1]")
+
+
+@dataclass
+class EvalConfig:
+    """Score of the best network against fixed baselines, for the learning curves."""
+
+    every_steps: int = 2000  # 0 disables
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "alphabeta:depth=2", "grhino:1"])
+    pairs: int = 10
+    opening_plies: int = 4
+    simulations: int = 100
+
+    def __post_init__(self):
+        require(self.every_steps >= 0, "eval.every_steps", self.every_steps, ">= 0")
+        require(self.pairs >= 1, "eval.pairs", self.pairs, ">= 1")
+        require(self.simulations >= 0, "eval.simulations", self.simulations, ">= 0")
+        require(0 <= self.opening_plies <= 20, "eval.opening_plies", self.opening_plies, "in 0..20")
+
+
+@dataclass
+class RunConfig:
+    dir: str = "runs/${now:%Y-%m-%d_%H-%M-%S}"
+    resume: bool = False
+    seed: int = 0
+    mode: str = "sync"  # sync: generate, train, gate, repeat; async: workers and trainer concurrently
+    max_iterations: int = 0  # 0 = until stopped
+    max_minutes: float = 0.0  # wall-clock budget; 0 = until stopped
+    max_steps: int = 0  # training steps budget; 0 = until stopped
+    log_every_steps: int = 50
+
+    def __post_init__(self):
+        require_choice("run.mode", self.mode, ("sync", "async"))
+        require(self.max_iterations >= 0, "run.max_iterations", self.max_iterations, ">= 0")
+        require(self.max_minutes >= 0, "run.max_minutes", self.max_minutes, ">= 0")
+        require(self.max_steps >= 0, "run.max_steps", self.max_steps, ">= 0")
+        require(self.log_every_steps >= 1, "run.log_every_steps", self.log_every_steps, ">= 1")

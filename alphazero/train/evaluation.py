@@ -1,0 +1,81 @@
+"""Arena work inside a training run: gating (candidate vs best) and scores against fixed baselines.
+
+Both use the same arena code as `python -m alphazero.arena` (paired openings, batched MCTS).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from dataclasses import dataclass
+
+from alphazero.arena.match import play_match
+from alphazero.arena.players import MCTSPlayer, make_player
+from alphazero.nn.inference import NetworkEvaluator
+from alphazero.train.config import ArenaConfig, EvalConfig
+
+log = logging.getLogger(__name__)
+
+GRHINO = "/usr/games/gtp-rhino"
+
+
+@dataclass
+class GateResult:
+    score: float
+    wins: int
+    draws: int
+    losses: int
+    elo_diff: float
+    promoted: bool
+
+
+def _mcts_player(net, simulations: int, threads: int, name: str):
+    evaluator = NetworkEvaluator(net, device="cpu", threads=threads)
+    player = MCTSPlayer(evaluator, simulations=simulations)
+    player.name = name
+    return player
+
+
+def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int) -> GateResult:
+    """Candidate vs best over 2 * cfg.pairs games; promotion at score >= cfg.threshold."""
+    candidate = _mcts_player(candidate_net, cfg.simulations, threads, "candidate")
+    best = _mcts_player(best_net, cfg.simulations, threads, "best")
+    result = play_match(candidate, best, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
+    return GateResult(
+        score=result.score,
+        wins=result.wins,
+        draws=result.draws,
+        losses=result.losses,
+        elo_diff=result.elo_diff,
+        promoted=result.score >= cfg.threshold,
+    )
+
+
+def baseline_spec(name: str) -> str | None:
+    """Arena player spec of a baseline name; `grhino:L` means GRhino level L (None if not installed)."""
+    if name.startswith("grhino"):
+        level = name.partition(":")[2] or "1"
+        path = GRHINO if os.path.exists(GRHINO) else shutil.which("gtp-rhino")
+        if path is None:
+            return None
+        return f'gtp:"{path} -l {level} -r 0 -b 0"'
+    return name
+
+
+def evaluate_baselines(best_net, cfg: EvalConfig, seed: int, threads: int) -> dict[str, float]:
+    """Score of the best network against each baseline; skipped baselines are logged once."""
+    scores = {}
+    ours = _mcts_player(best_net, cfg.simulations, threads, "best")
+    for name in cfg.baselines:
+        spec = baseline_spec(name)
+        if spec is None:
+            log.info("eval: skipping baseline %s (GRhino not installed: apt-get install grhino)", name)
+            continue
+        opponent = make_player(spec)
+        try:
+            result = play_match(ours, opponent, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
+        finally:
+            opponent.close()
+        scores[name] = result.score
+    return scores

@@ -1,0 +1,407 @@
+"""The self-play training loop, readable as the pipeline:
+
+    self-play (workers -> replay shards) -> train (replay -> network) -> gate (arena) -> checkpoint
+
+`sync` mode runs the stages in turn (generate an iteration's games, train on them, gate, repeat),
+as alpha-zero-general does. `async` mode keeps the workers playing while the trainer trains,
+holding the replay ratio (samples trained per position generated) at `train.replay_ratio`.
+
+Everything needed to continue is on disk: the replay shards are the record of every finished game,
+`checkpoints/latest.pt` holds the network, optimizer, scheduler, counters and RNG states, and
+`checkpoints/best.json` names the network the workers use. Ctrl-C (or SIGTERM) finishes the unit
+of work in hand, writes `latest.pt` and exits; a SIGKILL loses at most the games in flight and the
+training steps since the last `latest.pt`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import random
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from alphazero.config import Config, to_yaml
+from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
+from alphazero.nn.inference import resolve_device
+from alphazero.replay.buffer import ReplayBuffer
+from alphazero.selfplay.worker import WorkerPool
+from alphazero.train import checkpoints
+from alphazero.train.evaluation import evaluate_baselines, gate
+from alphazero.train.metrics import Metrics
+from alphazero.train.run_dir import RunLock, prepare, setup_logging
+from alphazero.train.trainer import Trainer
+
+log = logging.getLogger("alphazero.train")
+
+
+@dataclass
+class RunState:
+    """Counters that `latest.pt` carries across restarts."""
+
+    iteration: int = 0
+    step: int = 0
+    samples_trained: int = 0
+    best_id: int = 0
+    best_elo: float = 0.0
+    promotions: int = 0
+    gates: int = 0
+    last_gate_step: int = 0
+    last_eval_step: int = -1
+    seconds: float = 0.0  # wall time spent in this run over all sessions
+    worker_restarts: int = 0
+    elo_ladder: list = field(default_factory=lambda: [[0, 0.0, 0]])  # [network id, Elo, step]
+
+
+class StopRequest:
+    """First SIGINT/SIGTERM asks the loop to stop after the current unit of work; a second SIGINT
+    interrupts at once."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = {}
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.requested = True
+        log.info("stop requested (%s): finishing the current unit of work, then saving", signal.Signals(signum).name)
+
+    def __exit__(self, *exc):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def _rng_state(rng: np.random.Generator) -> dict:
+    return {
+        "numpy_generator": rng.bit_generator.state,
+        "torch": torch.get_rng_state(),
+        "python": list(random.getstate()[1]),
+    }
+
+
+def _restore_rng(rng: np.random.Generator, state: dict) -> None:
+    rng.bit_generator.state = state["numpy_generator"]
+    torch.set_rng_state(state["torch"])
+    random.setstate((3, tuple(state["python"]), None))
+
+
+class TrainingRun:
+    """One run directory's training, from fresh start or resume to a clean stop."""
+
+    def __init__(self, cfg: Config, run_dir: Path):
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        self.state = RunState()
+        self.rng = np.random.default_rng(cfg.run.seed)
+        self.pool = None
+        self.started = time.monotonic()
+        self.seconds_at_start = 0.0
+
+    # ------------------------------------------------------------------------------------------
+    # Set-up
+
+    def _setup(self) -> None:
+        cfg = self.cfg
+        prepare(self.run_dir, cfg.run.resume)
+        (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
+        _seed_everything(cfg.run.seed)
+        torch.set_num_threads(cfg.train.threads)
+        self.device = resolve_device(cfg.train.device)
+        latest = checkpoints.load_latest(self.run_dir) if cfg.run.resume else None
+        if latest is not None:
+            self._check_same_model(latest.model_config)
+            self.net = build_network(latest.model_config)
+            self.net.load_state_dict(latest.state_dict)
+            self.trainer = Trainer(self.net, cfg.train, self.device)
+            self.trainer.optimizer.load_state_dict(latest.optimizer_state)
+            self.trainer.scheduler.load_state_dict(latest.scheduler_state)
+            saved = dict(latest.extra)
+            rng_state = saved.pop("rng", None)
+            known = {f.name for f in dataclasses.fields(RunState)}
+            self.state = RunState(**{k: v for k, v in saved.items() if k in known})
+            if rng_state:
+                _restore_rng(self.rng, rng_state)
+            log.info("resumed %s at iteration %d, step %d, best network #%d", self.run_dir, self.state.iteration, self.state.step, self.state.best_id)
+        else:
+            self.net = build_network(cfg.model)
+            if cfg.train.init_from:
+                source = load_checkpoint(cfg.train.init_from)
+                self._check_same_model(source.model_config, where=cfg.train.init_from)
+                self.net.load_state_dict(source.state_dict)
+                log.info("network initialised from %s", cfg.train.init_from)
+            self.trainer = Trainer(self.net, cfg.train, self.device)
+            if cfg.run.resume:
+                log.info("no latest.pt in %s: starting training from the best network", self.run_dir)
+        # The best network: the pointer on disk wins over the counters (it is written first).
+        try:
+            pointer = checkpoints.read_best_pointer(self.run_dir)
+            self.state.best_id, self.state.best_elo = pointer["id"], pointer["elo"]
+            if latest is None and cfg.run.resume:
+                self.net.load_state_dict(load_network(pointer["path"]).state_dict())
+        except FileNotFoundError:
+            checkpoints.publish_best(self.run_dir, self.net, 0, 0.0, self.state.step)
+        self.seconds_at_start = self.state.seconds
+        self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions)
+        self.metrics = Metrics(self.run_dir / "tb", purge_step=self.state.step if cfg.run.resume else None)
+        log.info(
+            "run directory %s | model %s | %d self-play workers x %d games | mode %s | device %s",
+            self.run_dir, _model_summary(cfg), cfg.selfplay.workers, cfg.selfplay.concurrent_games, cfg.run.mode, self.device,
+        )
+        log.info("replay buffer: %d games, %d positions on disk", self.replay.total_games, self.replay.total_positions)
+
+    def _check_same_model(self, saved, where: str = "") -> None:
+        if saved != self.cfg.model:
+            where = where or str(self.run_dir / "checkpoints/latest.pt")
+            diffs = [
+                f"{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(self.cfg.model, f.name)!r}"
+                for f in dataclasses.fields(saved)
+                if getattr(saved, f.name) != getattr(self.cfg.model, f.name)
+            ]
+            raise ValueError(f"the network in {where} does not match the model config ({'; '.join(diffs)}); use the same model preset/overrides")
+
+    # ------------------------------------------------------------------------------------------
+    # The stages
+
+    def _elapsed(self) -> float:
+        return self.seconds_at_start + time.monotonic() - self.started
+
+    def _budget_spent(self) -> bool:
+        run = self.cfg.run
+        return bool(
+            (run.max_iterations and self.state.iteration >= run.max_iterations)
+            or (run.max_minutes and self._elapsed() >= run.max_minutes * 60)
+            or (run.max_steps and self.state.step >= run.max_steps)
+        )
+
+    def _record_shard(self, payload: dict) -> None:
+        self.selfplay_stats["games"] += payload["games"]
+        self.selfplay_stats["positions"] += payload["positions"]
+        self.selfplay_stats["simulations"] += payload["simulations"]
+        self.selfplay_stats["lengths"].append(payload["mean_length"])
+
+    def selfplay_sync(self, stop: StopRequest) -> None:
+        """Play this iteration's games on all workers and wait for them."""
+        cfg = self.cfg.selfplay
+        share, extra = divmod(cfg.games_per_iteration, cfg.workers)
+        for worker_id in range(cfg.workers):
+            games = share + (1 if worker_id < extra else 0)
+            if games:
+                self.pool.assign(worker_id, games)
+        while any(task is not None for task in self.pool.current.values()):
+            for kind, _, _, payload in self.pool.poll(timeout=0.5):
+                if kind == "shard":
+                    self._record_shard(payload)
+            if stop.requested:
+                return
+
+    def train_steps(self, max_steps: int | None, stop: StopRequest) -> int:
+        """Train while the replay ratio allows (and at most `max_steps`); returns steps taken."""
+        cfg = self.cfg.train
+        self.replay.refresh()
+        if self.replay.window_size < cfg.min_positions:
+            return 0
+        due = math.floor(cfg.replay_ratio * self.replay.total_positions / cfg.batch_size) - self.state.step
+        if max_steps is not None:
+            due = min(due, max_steps)
+        taken = 0
+        start = time.perf_counter()
+        for _ in range(max(0, due)):
+            if stop.requested or (self.cfg.run.max_steps and self.state.step >= self.cfg.run.max_steps):
+                break
+            batch = self.replay.sample(cfg.batch_size, self.rng, augment=cfg.augment)
+            losses = self.trainer.step(batch.positions, batch.policies, batch.values)
+            self.state.step += 1
+            self.state.samples_trained += cfg.batch_size
+            taken += 1
+            self.metrics.add_losses(losses)
+            if self.state.step % self.cfg.run.log_every_steps == 0:
+                self.metrics.flush_losses(self.state.step, samples_per_second=taken * cfg.batch_size / (time.perf_counter() - start))
+            if self.state.step % cfg.checkpoint_every_steps == 0:
+                self.save(numbered=True)
+            if self.cfg.run.mode == "async":
+                self.maybe_gate_and_eval()
+        return taken
+
+    def maybe_gate_and_eval(self) -> None:
+        arena, evaluation = self.cfg.arena, self.cfg.eval
+        if self.state.step - self.state.last_gate_step >= arena.every_steps:
+            self.gate_or_publish()
+        if evaluation.every_steps and self.state.step - max(self.state.last_eval_step, 0) >= evaluation.every_steps:
+            self.evaluate()
+
+    def gate_or_publish(self) -> None:
+        """Gating: the candidate must beat the best; without gating the latest simply becomes best."""
+        self.state.last_gate_step = self.state.step
+        self.state.gates += 1
+        candidate = build_network(self.cfg.model)
+        candidate.load_state_dict(self.net.state_dict())
+        candidate.eval()
+        if not self.cfg.arena.gating:
+            self._promote(candidate, elo_gain=0.0)
+            return
+        best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
+        start = time.perf_counter()
+        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.train.threads)
+        log.info(
+            "arena: candidate vs best #%d: +%d =%d -%d, score %.3f (Elo %+.0f) in %.0fs -> %s",
+            self.state.best_id, result.wins, result.draws, result.losses, result.score, result.elo_diff, time.perf_counter() - start,
+            "promoted" if result.promoted else "kept best",
+        )
+        self.metrics.scalar("arena/score", result.score, self.state.step)
+        self.metrics.scalar("arena/elo_diff", result.elo_diff, self.state.step)
+        if result.promoted:
+            self._promote(candidate, elo_gain=max(result.elo_diff, 0.0) if math.isfinite(result.elo_diff) else 400.0)
+        self.metrics.scalar("arena/promotions", self.state.promotions, self.state.step)
+
+    def _promote(self, net, elo_gain: float) -> None:
+        self.state.best_id += 1
+        self.state.best_elo += elo_gain
+        self.state.promotions += 1
+        self.state.elo_ladder.append([self.state.best_id, self.state.best_elo, self.state.step])
+        checkpoints.publish_best(self.run_dir, net, self.state.best_id, self.state.best_elo, self.state.step)
+        self.metrics.scalar("elo/best", self.state.best_elo, self.state.step)
+        self.metrics.scalar("elo/best_id", self.state.best_id, self.state.step)
+        self.last_promotion = self.state.best_id
+
+    def evaluate(self) -> None:
+        self.state.last_eval_step = self.state.step
+        best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
+        start = time.perf_counter()
+        scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.train.threads)
+        for name, score in scores.items():
+            self.metrics.scalar(f"eval/score_vs_{name.replace(':', '_').replace('=', '')}", score, self.state.step)
+        log.info(
+            "eval of best #%d at %d sims: %s (%.0fs)",
+            self.state.best_id, self.cfg.eval.simulations, ", ".join(f"{k} {v:.2f}" for k, v in scores.items()), time.perf_counter() - start,
+        )
+        self.last_eval = scores
+
+    def save(self, numbered: bool = False) -> None:
+        self.state.seconds = self._elapsed()
+        self.state.worker_restarts = self.pool.restarts if self.pool else self.state.worker_restarts
+        payload = dataclasses.asdict(self.state)
+        payload["rng"] = _rng_state(self.rng)
+        checkpoints.save_latest(self.run_dir, self.net, self.trainer, payload, numbered=numbered)
+
+    # ------------------------------------------------------------------------------------------
+    # The loop
+
+    def run(self) -> RunState:
+        lock = RunLock(self.run_dir)
+        lock.acquire()
+        try:
+            setup_logging(self.run_dir)
+            self._setup()
+            with StopRequest() as stop:
+                self.pool = WorkerPool(str(self.run_dir), self.cfg.selfplay, self.cfg.mcts, seed=self.cfg.run.seed * 1_000_003 + self.state.iteration)
+                try:
+                    if self.cfg.run.mode == "sync":
+                        self._loop_sync(stop)
+                    else:
+                        self._loop_async(stop)
+                finally:
+                    self.pool.close()
+                    self.save()
+                    self.metrics.close()
+            log.info("stopped at iteration %d, step %d; resume with run.dir=%s run.resume=true", self.state.iteration, self.state.step, self.run_dir)
+            return self.state
+        finally:
+            lock.release()
+
+    def _new_iteration_stats(self) -> None:
+        self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "lengths": [], "start": time.perf_counter()}
+        self.last_promotion = None
+        self.last_eval = None
+
+    def _loop_sync(self, stop: StopRequest) -> None:
+        while not stop.requested and not self._budget_spent():
+            self._new_iteration_stats()
+            self.selfplay_sync(stop)
+            selfplay_seconds = time.perf_counter() - self.selfplay_stats["start"]
+            if stop.requested:
+                break
+            train_start = time.perf_counter()
+            steps = self.train_steps(None, stop)
+            train_seconds = time.perf_counter() - train_start
+            self.state.iteration += 1
+            if steps and not stop.requested:
+                self.maybe_gate_and_eval()
+            self.save()
+            self._report(selfplay_seconds, steps, train_seconds)
+
+    def _loop_async(self, stop: StopRequest) -> None:
+        for worker_id in range(self.cfg.selfplay.workers):
+            self.pool.assign(worker_id, 0)
+        self._new_iteration_stats()
+        last_report = time.perf_counter()
+        while not stop.requested and not self._budget_spent():
+            for kind, _, _, payload in self.pool.poll(timeout=0.2):
+                if kind == "shard":
+                    self._record_shard(payload)
+            for worker_id in self.pool.idle_workers():
+                self.pool.assign(worker_id, 0)
+            train_start = time.perf_counter()
+            steps = self.train_steps(max_steps=50, stop=stop)
+            if time.perf_counter() - last_report >= 60:
+                self.state.iteration += 1
+                self.save()
+                self._report(time.perf_counter() - self.selfplay_stats["start"], steps, time.perf_counter() - train_start)
+                self._new_iteration_stats()
+                last_report = time.perf_counter()
+
+    def _report(self, selfplay_seconds: float, steps: int, train_seconds: float) -> None:
+        """The status line, and the per-iteration curves."""
+        s, stats = self.state, self.selfplay_stats
+        games_per_s = stats["games"] / max(selfplay_seconds, 1e-9)
+        positions_per_s = stats["positions"] / max(selfplay_seconds, 1e-9)
+        sims_per_s = stats["simulations"] / max(selfplay_seconds, 1e-9)
+        mean_length = float(np.mean(stats["lengths"])) if stats["lengths"] else 0.0
+        m = self.metrics
+        m.scalar("selfplay/games_per_second", games_per_s, s.step)
+        m.scalar("selfplay/positions_per_second", positions_per_s, s.step)
+        m.scalar("selfplay/simulations_per_second", sims_per_s, s.step)
+        m.scalar("selfplay/mean_game_length", mean_length, s.step)
+        m.scalar("selfplay/games_total", self.replay.total_games, s.step)
+        m.scalar("selfplay/worker_restarts", self.pool.restarts, s.step)
+        m.scalar("replay/buffer_positions", self.replay.window_size, s.step)
+        m.scalar("replay/positions_total", self.replay.total_positions, s.step)
+        if steps:
+            m.scalar("speed/train_samples_per_second", steps * self.cfg.train.batch_size / max(train_seconds, 1e-9), s.step)
+        m.flush()
+        losses = m.last_losses
+        loss_text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f})" if losses else "loss -"
+        arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
+        evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
+        log.info(
+            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
+            s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s,
+            s.step, steps, loss_text, self.replay.window_size, s.best_id, s.best_elo, arena, evaluation, _duration(self._elapsed()),
+        )
+
+
+def _model_summary(cfg: Config) -> str:
+    return f"{cfg.model.blocks}x{cfg.model.channels}{' +gpool' if cfg.model.global_pooling else ''}"
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"

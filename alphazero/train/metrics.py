@@ -1,0 +1,50 @@
+"""TensorBoard curves of a run, all against one global step (the training step).
+
+Tags are grouped by prefix: `loss/` (policy, value, total, entropy), `train/` (lr, grad_norm),
+`selfplay/`, `replay/`, `speed/`, `arena/`, `elo/`, `eval/`. README.md documents each curve.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from torch.utils.tensorboard import SummaryWriter
+
+_LOSS_TAGS = {"policy": "loss/policy", "value": "loss/value", "total": "loss/total", "entropy": "loss/policy_entropy", "policy_kl": "loss/policy_kl"}
+_TRAIN_TAGS = {"lr": "train/lr", "grad_norm": "train/grad_norm"}
+
+
+class Metrics:
+    def __init__(self, directory, purge_step: int | None = None):
+        # purge_step drops events a crashed session wrote past the resumed step, so curves never fold back.
+        self.writer = SummaryWriter(str(directory), purge_step=purge_step)
+        self._sums = defaultdict(float)
+        self._count = 0
+        self.last_losses: dict | None = None
+
+    def add_losses(self, losses: dict) -> None:
+        for key, value in losses.items():
+            self._sums[key] += value
+        self._count += 1
+
+    def flush_losses(self, step: int, samples_per_second: float | None = None) -> None:
+        if not self._count:
+            return
+        means = {key: total / self._count for key, total in self._sums.items()}
+        for key, tag in {**_LOSS_TAGS, **_TRAIN_TAGS}.items():
+            if key in means:
+                self.writer.add_scalar(tag, means[key], step)
+        if samples_per_second is not None:
+            self.writer.add_scalar("speed/train_samples_per_second", samples_per_second, step)
+        self.last_losses = means
+        self._sums.clear()
+        self._count = 0
+
+    def scalar(self, tag: str, value: float, step: int) -> None:
+        self.writer.add_scalar(tag, value, step)
+
+    def flush(self) -> None:
+        self.writer.flush()
+
+    def close(self) -> None:
+        self.writer.close()

@@ -1,0 +1,89 @@
+"""A run directory: its layout, its lock, its log file and its saved config.
+
+    <run>/config.yaml     the resolved config (also Hydra's .hydra/ copy)
+    <run>/checkpoints/    see alphazero.train.checkpoints
+    <run>/replay/         replay shards (alphazero.replay)
+    <run>/tb/             TensorBoard events
+    <run>/log.txt         the plain-text log (same lines as the console)
+    <run>/run.lock        held (flock) while a training process uses the directory
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import sys
+from pathlib import Path
+
+
+class RunDirectoryError(RuntimeError):
+    """The run directory cannot be used as asked (locked, missing for resume, not empty, ...)."""
+
+
+class RunLock:
+    """An exclusive flock on <run>/run.lock. The kernel drops it when the process dies, even by
+    SIGKILL, so a crashed run never leaves a stale lock behind."""
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir) / "run.lock"
+        self.handle = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "unknown"
+            handle.close()
+            raise RunDirectoryError(
+                f"run directory {self.path.parent} is in use by another training process ({owner}); "
+                "stop that run or choose another run.dir"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        self.handle = handle
+
+    def release(self) -> None:
+        if self.handle is not None:
+            fcntl.flock(self.handle, fcntl.LOCK_UN)
+            self.handle.close()
+            self.handle = None
+
+
+def prepare(run_dir: Path, resume: bool) -> None:
+    """Check the directory fits the request: resume needs a run there; a new run needs none."""
+    has_run = (run_dir / "checkpoints" / "best.json").exists() or (run_dir / "checkpoints" / "latest.pt").exists()
+    if resume and not has_run:
+        raise RunDirectoryError(f"run.resume=true but {run_dir} holds no run (no checkpoints/best.json); drop run.resume or fix run.dir")
+    if not resume and has_run:
+        raise RunDirectoryError(
+            f"{run_dir} already holds a run; add run.resume=true to continue it, or choose another run.dir"
+        )
+    for sub in ("checkpoints", "replay", "tb"):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+
+
+def setup_logging(run_dir: Path) -> logging.Logger:
+    """Console and <run>/log.txt get the same lines."""
+    root = logging.getLogger()
+    root.setLevel(logging.INFO)
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%d %H:%M:%S")
+    for handler in list(root.handlers):
+        if getattr(handler, "_alphazero", False):
+            root.removeHandler(handler)
+    file_handler = logging.FileHandler(run_dir / "log.txt")
+    console = logging.StreamHandler(sys.stdout)
+    for handler in (file_handler, console):
+        handler.setFormatter(formatter)
+        handler._alphazero = True
+        root.addHandler(handler)
+    # Hydra installs its own console handler; keep one copy of each line.
+    for handler in list(root.handlers):
+        if not getattr(handler, "_alphazero", False):
+            root.removeHandler(handler)
+    return logging.getLogger("alphazero.train")

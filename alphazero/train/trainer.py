@@ -1,0 +1,112 @@
+"""One optimisation step of the policy/value network on a replay batch.
+
+loss = cross-entropy(visit distribution, masked policy) + w * MSE(outcome, value)
+
+The policy is masked to legal actions before the log-softmax, so illegal actions neither get
+probability nor gradient, and a zero target on a masked action never produces 0 * -inf = NaN.
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import nullcontext
+
+import numpy as np
+import torch
+
+from alphazero.nn.encoding import encode_positions
+from alphazero.nn.model import masked_log_softmax
+from alphazero.othello.bitboard import legal_action_mask_batch
+from alphazero.train.config import TrainConfig
+
+
+def build_optimizer(net: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    # No weight decay on biases and batch-norm parameters (1-D tensors), as is usual for ResNets.
+    decay = [p for p in net.parameters() if p.ndim > 1]
+    no_decay = [p for p in net.parameters() if p.ndim <= 1]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    if cfg.optimizer == "sgd":
+        return torch.optim.SGD(groups, lr=cfg.lr, momentum=cfg.momentum, nesterov=True)
+    return torch.optim.AdamW(groups, lr=cfg.lr)
+
+
+def lr_factor(step: int, cfg: TrainConfig) -> float:
+    """Multiplier of cfg.lr at `step`: linear warm-up, then constant, cosine or step decay."""
+    if cfg.lr_warmup_steps and step < cfg.lr_warmup_steps:
+        return (step + 1) / cfg.lr_warmup_steps
+    if cfg.lr_schedule == "constant":
+        return 1.0
+    if cfg.lr_schedule == "step":
+        return cfg.lr_step_gamma ** (step // cfg.lr_step_every)
+    progress = min(1.0, (step - cfg.lr_warmup_steps) / max(1, cfg.lr_total_steps - cfg.lr_warmup_steps))
+    return cfg.lr_min_factor + (1 - cfg.lr_min_factor) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def build_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> torch.optim.lr_scheduler.LambdaLR:
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, cfg))
+
+
+class Trainer:
+    """Owns the optimizer and scheduler of one network; `step` trains on one batch."""
+
+    def __init__(self, net: torch.nn.Module, cfg: TrainConfig, device: torch.device):
+        self.net = net.to(device)
+        self.cfg = cfg
+        self.device = device
+        self.optimizer = build_optimizer(self.net, cfg)
+        self.scheduler = build_scheduler(self.optimizer, cfg)
+        self.use_autocast = cfg.mixed_precision and device.type == "cuda"
+
+    def losses(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray) -> dict:
+        """Loss terms (tensors) for a batch; used by `step` and by evaluation without gradients."""
+        planes = torch.from_numpy(encode_positions(positions)).to(self.device, non_blocking=True)
+        legal = torch.from_numpy(legal_action_mask_batch(positions)).to(self.device)
+        target_pi = torch.from_numpy(np.asarray(target_policies, dtype=np.float32)).to(self.device)
+        target_v = torch.from_numpy(np.asarray(target_values, dtype=np.float32)).to(self.device)
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_autocast else nullcontext()
+        with autocast:
+            logits, value = self.net(planes)
+        log_pi = masked_log_softmax(logits.float(), legal)
+        safe_log_pi = torch.where(legal, log_pi, torch.zeros_like(log_pi))
+        policy_loss = -(target_pi * safe_log_pi).sum(dim=1).mean()
+        value_loss = torch.nn.functional.mse_loss(value.float(), target_v)
+        entropy = -(log_pi.exp() * safe_log_pi).sum(dim=1).mean()
+        # Cross-entropy minus the target's own entropy: 0 when the policy matches the target exactly.
+        target_entropy = -(target_pi * torch.log(target_pi.clamp_min(1e-12))).sum(dim=1).mean()
+        return {
+            "policy": policy_loss,
+            "value": value_loss,
+            "total": policy_loss + self.cfg.value_loss_weight * value_loss,
+            "entropy": entropy,
+            "policy_kl": policy_loss - target_entropy,
+        }
+
+    def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray) -> dict:
+        """One SGD/AdamW step; returns plain floats for logging."""
+        self.net.train()
+        terms = self.losses(positions, target_policies, target_values)
+        self.optimizer.zero_grad(set_to_none=True)
+        terms["total"].backward()
+        if self.cfg.grad_clip > 0:
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.cfg.grad_clip)
+        else:
+            grad_norm = torch.sqrt(sum((p.grad.detach() ** 2).sum() for p in self.net.parameters() if p.grad is not None))
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.optimizer.step()
+        self.scheduler.step()
+        out = {name: float(value.detach()) for name, value in terms.items()}
+        out["grad_norm"] = float(grad_norm)
+        out["lr"] = lr
+        if not math.isfinite(out["total"]):
+            raise FloatingPointError(
+                f"training loss became {out['total']} (policy {out['policy']}, value {out['value']}); "
+                "lower train.lr or check the replay data"
+            )
+        return out
+
+    def state_dict(self) -> dict:
+        return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict()}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
