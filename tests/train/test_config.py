@@ -1,0 +1,81 @@
+"""Hydra composition: presets load, and bad overrides fail before anything starts, naming the key."""
+
+import subprocess
+import sys
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
+
+from alphazero.config import Config, register_configs, to_typed
+from alphazero.train.__main__ import CONF_DIR
+from alphazero.validation import ConfigValueError
+
+register_configs()
+
+
+def _compose(overrides):
+    with initialize_config_dir(config_dir=CONF_DIR, version_base=None):
+        return compose(config_name="config", overrides=overrides)
+
+
+@pytest.mark.parametrize("experiment", ["cpu", "smoke", "gpu"])
+def test_every_experiment_preset_composes_into_typed_config(experiment):
+    cfg = to_typed(_compose([f"experiment={experiment}"]))
+    assert isinstance(cfg, Config)
+    assert cfg.mcts.simulations >= 1
+
+
+def test_default_preset_is_cpu_with_small_model():
+    cfg = to_typed(_compose([]))
+    assert cfg.selfplay.device == "cpu"
+    assert (cfg.model.blocks, cfg.model.channels) == (4, 48) or cfg.model.blocks >= 2
+
+
+def test_override_changes_value():
+    cfg = to_typed(_compose(["mcts.simulations=200", "model=tiny"]))
+    assert cfg.mcts.simulations == 200
+    assert cfg.model.channels == 16
+
+
+def test_unknown_key_fails_with_its_name():
+    with pytest.raises((ConfigAttributeError, ConfigKeyError)) as err:
+        _compose(["mcts.simulation=200"])
+    assert "simulation" in str(err.value)
+
+
+def test_wrong_type_fails_with_its_name():
+    with pytest.raises(ValidationError) as err:
+        _compose(["mcts.simulations=many"])
+    assert "simulations" in str(err.value)
+
+
+def test_negative_simulations_fail_with_the_key():
+    with pytest.raises(ValueError) as err:
+        to_typed(_compose(["mcts.simulations=-5"]))
+    assert "mcts.simulations" in str(err.value)
+
+
+def test_bad_choice_lists_the_valid_ones():
+    with pytest.raises(ConfigValueError) as err:
+        to_typed(_compose(["train.optimizer=adam"]))
+    assert "sgd" in str(err.value) and "adamw" in str(err.value)
+
+
+def test_command_line_bad_override_exits_fast_with_clear_message(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "alphazero.train", "experiment=smoke", f"run.dir={tmp_path / 'run'}", "mcts.simulations=-3"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "mcts.simulations" in proc.stderr
+    assert not (tmp_path / "run" / "checkpoints").exists()
+
+
+def test_command_line_unknown_key_exits_fast(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "alphazero.train", "experiment=smoke", f"run.dir={tmp_path / 'run'}", "selfplay.wokers=3"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "wokers" in proc.stderr

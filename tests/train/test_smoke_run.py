@@ -1,0 +1,52 @@
+"""The `smoke` preset end to end: games fill the buffer, the loss falls, checkpoints are written,
+the arena runs, and `run.resume=true` continues the counters."""
+
+from pathlib import Path
+
+from alphazero.nn.checkpoint import load_checkpoint, load_network
+from alphazero.replay.buffer import ReplayBuffer
+
+from .helpers import latest_state, run_training, scalars
+
+
+def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
+    run_dir = tmp_path / "run"
+    run_training(run_dir)
+
+    replay = ReplayBuffer(run_dir / "replay", window_positions=10_000)
+    assert replay.total_games == 3 * 8  # 3 iterations x games_per_iteration
+    state = latest_state(run_dir)
+    assert state["iteration"] == 3
+    assert state["step"] > 0
+    assert state["gates"] >= 1
+    for name in ("latest.pt", "best.pt", "best.json", "net-000000.pt"):
+        assert (run_dir / "checkpoints" / name).exists(), name
+    load_network(run_dir / "checkpoints" / "best.pt")
+    assert (run_dir / "config.yaml").exists() and (run_dir / "log.txt").exists()
+    log_text = (run_dir / "log.txt").read_text()
+    assert "iter 3" in log_text and "arena:" in log_text
+
+    losses = [value for _, value in scalars(run_dir, "loss/total")]
+    assert len(losses) >= 3
+    assert min(losses[-2:]) < losses[0], f"total loss did not fall: {losses}"
+    assert scalars(run_dir, "arena/score")
+    assert scalars(run_dir, "selfplay/positions_per_second")
+
+    run_training(run_dir, "run.resume=true", "run.max_iterations=4")
+    resumed = latest_state(run_dir)
+    assert resumed["iteration"] == 4
+    assert resumed["step"] > state["step"]
+    assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games == 4 * 8
+    assert "resumed" in (run_dir / "log.txt").read_text()
+
+
+def test_new_run_refuses_a_directory_holding_a_run(tmp_path):
+    import subprocess
+
+    from .helpers import train_command
+
+    run_dir = tmp_path / "run"
+    run_training(run_dir, "run.max_iterations=1")
+    proc = subprocess.run(train_command(run_dir, "run.max_iterations=1"), capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "run.resume=true" in proc.stderr
