@@ -386,6 +386,7 @@ class ReplayBuffer:
         target = self.quarantine_dir / path.name
         try:
             os.replace(path, target)
+            fsync_directory(self.quarantine_dir)
             fsync_directory(self.directory)
             log.warning("quarantined replay shard %s -> %s: %s", path, target, error)
         except FileNotFoundError:
