@@ -1,0 +1,402 @@
+"""The AI as the GTP engine and terminal play see it: something that picks a move, and may explain it.
+
+Both front ends need only two things from an AI: a move for a position (within an optional time
+budget: GTP clocks, `--seconds`) and, for `hint`, its evaluation of the candidate moves. Keeping
+that interface this small lets the protocol and session logic be tested with trivial choosers and
+lets any arena `Player` (random, greedy, alpha-beta, an external GTP engine) sit behind it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import GameState
+
+
+@dataclass(frozen=True)
+class MoveInfo:
+    """One candidate in an AI's evaluation of a position.
+
+    action: 0..64 (64 = pass).
+    share:  fraction of the root's search visits that went to this move (the search policy).
+    value:  expected result after this move from the point of view of the side that plays it, in
+            [-1, 1] (+1 = certain win); NaN when the search never tried the move.
+    """
+
+    action: int
+    share: float
+    value: float
+
+    @property
+    def win_probability(self) -> float:
+        """The value mapped onto [0, 1], the form players read more easily (NaN when unknown)."""
+        return math.nan if math.isnan(self.value) else (self.value + 1.0) / 2.0
+
+
+class MoveChooser:
+    """Base class: `choose` a legal action; `analyse` returns the AI's view or None if it has none.
+
+    `seconds`, when given, is an upper bound on the thinking time for this one call (a GTP clock);
+    choosers that do not think (random, greedy) ignore it.
+    """
+
+    name: str = "ai"
+
+    def choose(self, state: GameState, seconds: float | None = None) -> int:
+        raise NotImplementedError
+
+    def analyse(self, state: GameState, seconds: float | None = None) -> list[MoveInfo] | None:
+        """Candidate moves, most visited first; None when this AI cannot explain its choice."""
+        return None
+
+    def new_game(self) -> None:
+        """Forget anything kept between moves (search trees): a new game or a position set up anew."""
+
+    def close(self) -> None:
+        """Release processes, threads or devices."""
+
+
+class FunctionChooser(MoveChooser):
+    """A chooser from plain functions: `choose(state) -> action` and optionally `analyse(state)`."""
+
+    def __init__(
+        self,
+        choose: Callable[[GameState], int],
+        analyse: Callable[[GameState], list[MoveInfo]] | None = None,
+        name: str = "function",
+    ):
+        self._choose = choose
+        self._analyse = analyse
+        self.name = name
+
+    def choose(self, state: GameState, seconds: float | None = None) -> int:
+        return int(self._choose(state))
+
+    def analyse(self, state: GameState, seconds: float | None = None) -> list[MoveInfo] | None:
+        return None if self._analyse is None else self._analyse(state)
+
+
+class PlayerChooser(MoveChooser):
+    """Any `alphazero.arena.players.Player` (random, greedy, alpha-beta, GTP, ...) as a chooser.
+
+    Players have no notion of a per-move time budget or of an explanation, so `seconds` is ignored
+    and `analyse` returns None.
+    """
+
+    def __init__(self, player):
+        self.player = player
+        self.name = player.name
+
+    def choose(self, state: GameState, seconds: float | None = None) -> int:
+        return int(self.player.select_move(state))
+
+    def new_game(self) -> None:
+        self.player.new_game()
+
+    def close(self) -> None:
+        self.player.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# MCTS on an evaluator (a network, or uniform priors)
+
+
+class SearchChooser(MoveChooser):
+    """MCTS without root noise that plays the most visited move and can show its evaluation.
+
+    Strength is set by `simulations` per move, `seconds` per move, or both (whichever ends first).
+    A time limit (own `seconds`, or the `seconds` passed to `choose`) runs the search in chunks of
+    `TIME_CHUNK` simulations on one growing tree until the time is spent, never starting a chunk
+    it expects to overrun; a fixed simulation count without a time limit is one search call. The
+    tree is kept from move to move: when the next position is one or two plies below the tree's
+    root (our move, the reply, a pass), the tree advances instead of starting over.
+    """
+
+    TIME_CHUNK = 32
+    MAX_TIMED_NODES = 65_536  # tree size of a timed search: about 37 MB; a fuller tree is trimmed
+
+    def __init__(
+        self,
+        evaluator,
+        simulations: int | None = 200,
+        seconds: float | None = None,
+        name: str | None = None,
+        seed: int = 0,
+        leaves_per_step: int = 1,
+    ):
+        if simulations is None and seconds is None:
+            raise ValueError("a search needs simulations or seconds per move (or both)")
+        if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1):
+            raise ValueError(f"simulations per move must be an integer >= 1, got {simulations!r}")
+        if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+            raise ValueError(f"seconds per move must be a number > 0, got {seconds!r}")
+        self.evaluator = evaluator
+        self.simulations = simulations
+        self.seconds = seconds
+        self.seed = seed
+        self.leaves_per_step = leaves_per_step
+        self.name = name or f"mcts({describe_limit(simulations, seconds)})"
+        self._searches: dict[int, list] = {}  # chunk size -> [BatchedSearch, GameState at its root]
+        self.last_simulations = 0  # new simulations of the latest search (for logs and tests)
+
+    # -- search plumbing -----------------------------------------------------------------------
+
+    def _search_for(self, chunk: int, capacity: int):
+        entry = self._searches.get(chunk)
+        if entry is None:
+            from alphazero.mcts.config import MCTSConfig
+            from alphazero.mcts.search import BatchedSearch
+
+            config = MCTSConfig(
+                simulations=chunk,
+                temperature=0.0,
+                temperature_plies=0,
+                tree_reuse=True,
+                reuse_capacity=max(1.0, (capacity - chunk - 1) / chunk),
+                leaves_per_step=min(self.leaves_per_step, chunk),
+            )
+            entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
+            self._searches[chunk] = entry
+        return entry
+
+    @staticmethod
+    def _path(root: GameState | None, state: GameState, max_plies: int = 2) -> list[int] | None:
+        """Actions leading from `root` to `state` in at most `max_plies` plies, or None."""
+        if root is None:
+            return None
+        if root == state:
+            return []
+        frontier = [(root, [])]
+        for _ in range(max_plies):
+            next_frontier = []
+            for position, path in frontier:
+                for action in position.legal_actions():
+                    child = position.play(action)
+                    if child == state:
+                        return path + [action]
+                    next_frontier.append((child, path + [action]))
+            frontier = next_frontier
+        return None
+
+    def _sync(self, entry, state: GameState) -> None:
+        """Move the tree's root to `state` (advance along the played moves, or start afresh)."""
+        search, root = entry
+        path = self._path(root, state)
+        if path is None:
+            search.reset()
+        else:
+            for action in path:
+                search.advance(np.array([action], dtype=np.int64))
+        entry[1] = state
+
+    def _think(self, state: GameState, seconds: float | None):
+        """Search `state` within the limits; returns (SearchResult, BatchedSearch)."""
+        limits = [s for s in (self.seconds, seconds) if s is not None]
+        time_limit = min(limits) if limits else None
+        if time_limit is None:
+            entry = self._search_for(self.simulations, 2 * self.simulations + 1)
+        else:
+            chunk = min(self.TIME_CHUNK, self.simulations or self.TIME_CHUNK)
+            entry = self._search_for(chunk, self.MAX_TIMED_NODES)
+        self._sync(entry, state)
+        search = entry[0]
+        chunk = search.config.simulations
+        positions = state.as_array().reshape(1, 2)
+        ply = np.array([60 - state.empties()], dtype=np.int64)
+        started = time.perf_counter()
+        done = 0
+        while True:
+            chunk_started = time.perf_counter()
+            result = search.search(positions, ply, add_noise=False)
+            done += chunk
+            now = time.perf_counter()
+            if time_limit is None:
+                break
+            if self.simulations is not None and done + chunk > self.simulations:
+                break
+            if now + (now - chunk_started) > started + time_limit:
+                break
+        self.last_simulations = done
+        return result, search
+
+    # -- the chooser interface -----------------------------------------------------------------
+
+    def choose(self, state: GameState, seconds: float | None = None) -> int:
+        if state.must_pass():
+            return PASS
+        result, _ = self._think(state, seconds)
+        action = int(result.action[0])
+        self._after_move(state, action)
+        return action
+
+    def _after_move(self, state: GameState, action: int) -> None:
+        """Advance the tree past our own move, so the opponent's reply finds it one ply away."""
+        for entry in self._searches.values():
+            if entry[1] == state:
+                entry[0].advance(np.array([action], dtype=np.int64))
+                entry[1] = state.play(action)
+
+    def analyse(self, state: GameState, seconds: float | None = None) -> list[MoveInfo] | None:
+        if state.is_over():
+            return []
+        result, search = self._think(state, seconds)
+        return root_move_infos(search.tree, result.visits[0])
+
+    def new_game(self) -> None:
+        for entry in self._searches.values():
+            entry[0].reset()
+            entry[1] = None
+
+    def close(self) -> None:
+        self._searches.clear()
+
+
+def root_move_infos(tree, visits) -> list[MoveInfo]:
+    """MoveInfos of game 0's root children, most visited first (ties: lower action first).
+
+    A child's value is stored from its own side to move (the opponent), so the mover's value is
+    its negation.
+    """
+    from alphazero.mcts.tree import ROOT, UNVISITED
+
+    total = int(visits.sum())
+    infos = []
+    for action in np.flatnonzero(visits):
+        child = int(tree.children[0, ROOT, action])
+        count = int(tree.visits[0, child]) if child != UNVISITED else 0
+        value = 0.0 - float(tree.value_sum[0, child]) / count if count else math.nan  # 0.0 - : no -0.0
+        infos.append(MoveInfo(int(action), int(visits[action]) / total, value))
+    infos.sort(key=lambda info: (-info.share, info.action))
+    return infos
+
+
+def describe_limit(simulations: int | None, seconds: float | None) -> str:
+    parts = []
+    if simulations is not None:
+        parts.append(f"{simulations} simulations")
+    if seconds is not None:
+        parts.append(f"{seconds:g} s")
+    return " or ".join(parts) + " per move"
+
+
+# ----------------------------------------------------------------------------------------------
+# Building the AI from command-line options
+
+DEFAULT_CHECKPOINT = Path("checkpoints") / "warmstart.pt"
+DEFAULT_SIMULATIONS = 200
+
+
+class NoAIError(ValueError):
+    """No AI could be built from the options (no checkpoint found, bad spec, ...)."""
+
+
+def default_checkpoint() -> Path | None:
+    """checkpoints/warmstart.pt in the working directory, else in the repository, else None."""
+    repository = Path(__file__).resolve().parents[2]
+    for candidate in (DEFAULT_CHECKPOINT, repository / DEFAULT_CHECKPOINT):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def network_chooser(
+    checkpoint: str | os.PathLike,
+    simulations: int | None = DEFAULT_SIMULATIONS,
+    seconds: float | None = None,
+    device: str = "auto",
+    seed: int = 0,
+    leaves_per_step: int = 1,
+) -> SearchChooser:
+    """MCTS on the network in `checkpoint` (loaded weights-only)."""
+    from alphazero.nn.checkpoint import load_network
+    from alphazero.nn.inference import NetworkEvaluator
+
+    path = Path(checkpoint)
+    if not path.is_file():
+        raise NoAIError(f"checkpoint {str(path)!r} does not exist")
+    network = load_network(path, device=device)
+    evaluator = NetworkEvaluator(network, device=device)
+    name = f"AlphaZero {path.name} ({describe_limit(simulations, seconds)})"
+    return SearchChooser(evaluator, simulations, seconds, name=name, seed=seed, leaves_per_step=leaves_per_step)
+
+
+def chooser_from_spec(
+    spec: str,
+    simulations: int | None = None,
+    seconds: float | None = None,
+    device: str = "auto",
+    seed: int = 0,
+) -> MoveChooser:
+    """An arena player spec as a chooser. `mcts:...` specs become a SearchChooser (so they can
+    show hints, keep their tree and honour time limits; `simulations` and `seconds` apply to them,
+    a `simulations=` in the spec wins); every other kind is the arena's player, which has no
+    search limits to set."""
+    from alphazero.arena.players import make_player, parse_player_spec
+
+    try:
+        kind, options = parse_player_spec(spec)
+    except ValueError as err:
+        raise NoAIError(str(err)) from None
+    if kind != "mcts":
+        if simulations is not None or seconds is not None:
+            raise NoAIError(f"simulations and seconds per move apply to MCTS players only, not to {spec!r}")
+        try:
+            return PlayerChooser(make_player(spec))
+        except (ValueError, OSError) as err:
+            raise NoAIError(str(err)) from None
+    unknown = set(options) - {"checkpoint", "evaluator", "simulations", "device", "name"}
+    if unknown:
+        raise NoAIError(f"bad player spec {spec!r}: option(s) {', '.join(sorted(unknown))} not supported here "
+                        f"(mcts takes checkpoint, evaluator, simulations, device, name)")
+    simulations = options.get("simulations", simulations)
+    if simulations is None and seconds is None:
+        simulations = DEFAULT_SIMULATIONS
+    if ("checkpoint" in options) == ("evaluator" in options):
+        raise NoAIError(f"bad player spec {spec!r}: mcts needs exactly one of checkpoint=PATH or evaluator=uniform")
+    if "checkpoint" in options:
+        chooser = network_chooser(options["checkpoint"], simulations, seconds, options.get("device", device), seed)
+    else:
+        if options["evaluator"] != "uniform":
+            raise NoAIError(f"bad player spec {spec!r}: unknown evaluator {options['evaluator']!r} (only 'uniform')")
+        from alphazero.mcts.evaluator import UniformEvaluator
+
+        chooser = SearchChooser(UniformEvaluator(), simulations, seconds, seed=seed,
+                                name=f"mcts uniform ({describe_limit(simulations, seconds)})")
+    if "name" in options:
+        chooser.name = options["name"]
+    return chooser
+
+
+def build_chooser(
+    checkpoint: str | None = None,
+    player: str | None = None,
+    simulations: int | None = None,
+    seconds: float | None = None,
+    device: str = "auto",
+    seed: int = 0,
+    leaves_per_step: int = 1,
+) -> MoveChooser:
+    """The AI the command line asks for: `player` spec, else the network in `checkpoint`, else the
+    shipped checkpoints/warmstart.pt. Raises NoAIError with what to do when there is none."""
+    if player and checkpoint:
+        raise NoAIError("give either --checkpoint or --player, not both")
+    if player:
+        return chooser_from_spec(player, simulations, seconds, device, seed)
+    path = checkpoint or default_checkpoint()
+    if path is None:
+        raise NoAIError(
+            f"no AI to play: the default network {DEFAULT_CHECKPOINT} does not exist. Pass --checkpoint PATH, "
+            "or choose a player with --player SPEC (random, greedy, alphabeta:depth=4, "
+            "mcts:evaluator=uniform,simulations=400, ...)"
+        )
+    if simulations is None and seconds is None:
+        simulations = DEFAULT_SIMULATIONS
+    return network_chooser(path, simulations, seconds, device, seed, leaves_per_step)
