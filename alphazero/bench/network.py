@@ -1,0 +1,146 @@
+"""`python -m alphazero.bench network [--preset small] [--threads 2]`: network speed on this machine.
+
+Reports evaluations per second through `NetworkEvaluator` (encoding, forward, masked softmax, all
+included) at batch 1, 64 and 256, and training samples per second at batch 256 (forward, policy
+cross-entropy + value MSE, backward, SGD-with-momentum step). Positions are random mid-game
+positions (random legal moves from the start), so the legal masks are realistic.
+
+Each figure is the best of several short timed windows: on a shared machine the best window is the
+one least disturbed by other load; the median is reported beside it.
+"""
+
+import argparse
+import dataclasses
+import time
+
+import numpy as np
+import torch
+
+from alphazero.bench.timing import best_of
+from alphazero.nn.config import PRESET_NAMES, model_preset
+from alphazero.nn.encoding import encode_positions_and_mask
+from alphazero.nn.inference import NetworkEvaluator, resolve_device
+from alphazero.nn.model import AlphaZeroNet, count_parameters, policy_cross_entropy
+from alphazero.othello.bitboard import START_BLACK, START_WHITE, legal_moves, make_move, squares_of
+
+INFERENCE_BATCHES = (1, 64, 256)
+TRAIN_BATCH = 256
+
+
+def random_positions(count: int, seed: int, max_plies: int = 50) -> np.ndarray:
+    """uint64[count, 2] positions reached by 0..max_plies random legal moves from the start."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((count, 2), dtype=np.uint64)
+    for i in range(count):
+        player, opponent = START_BLACK, START_WHITE
+        for _ in range(rng.integers(0, max_plies + 1)):
+            moves = squares_of(legal_moves(player, opponent))
+            if not moves:
+                if legal_moves(opponent, player) == 0:
+                    break
+                player, opponent = opponent, player
+                continue
+            # numba returns Python ints: re-wrap, or the next call types them int64, not uint64.
+            player, opponent = (np.uint64(b) for b in make_move(player, opponent, moves[rng.integers(len(moves))]))
+        out[i] = (player, opponent)
+    return out
+
+
+def _calls_per_window(function, window_seconds):
+    """How many calls of `function` fill one timed window (after one warm-up call)."""
+    function()
+    start = time.perf_counter()
+    function()
+    once = max(time.perf_counter() - start, 1e-6)
+    return max(1, int(window_seconds / once))
+
+
+def _rate(function, items_per_call, repeats, window_seconds):
+    calls = _calls_per_window(function, window_seconds)
+
+    def window():
+        for _ in range(calls):
+            function()
+
+    best, median, _ = best_of(repeats, window)
+    return round(items_per_call * calls / best), round(items_per_call * calls / median)
+
+
+def measure_inference(net, positions, batch, device, repeats, window_seconds, channels_last):
+    evaluator = NetworkEvaluator(net, device=device, channels_last=channels_last)
+    batch_positions = positions[:batch]
+    return _rate(lambda: evaluator(batch_positions), batch, repeats, window_seconds)
+
+
+def measure_training(net, positions, device, repeats, window_seconds, channels_last):
+    planes, legal_mask = encode_positions_and_mask(positions[:TRAIN_BATCH])
+    rng = np.random.default_rng(0)
+    target = rng.random(legal_mask.shape, dtype=np.float32) * legal_mask
+    target /= target.sum(axis=1, keepdims=True)
+    planes = torch.from_numpy(planes).to(device)
+    if channels_last:
+        planes = planes.contiguous(memory_format=torch.channels_last)
+    legal_mask = torch.from_numpy(legal_mask).to(device)
+    target = torch.from_numpy(target).to(device)
+    value_target = torch.from_numpy(rng.choice([-1.0, 0.0, 1.0], TRAIN_BATCH).astype(np.float32)).to(device)
+    net = net.to(device).train()
+    if channels_last:
+        net = net.to(memory_format=torch.channels_last)
+    optimizer = torch.optim.SGD(net.parameters(), lr=1e-3, momentum=0.9, weight_decay=1e-4)
+
+    def step():
+        logits, value = net(planes)
+        loss = policy_cross_entropy(logits, target, legal_mask) + torch.nn.functional.mse_loss(value, value_target)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
+    return _rate(step, TRAIN_BATCH, repeats, window_seconds)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m alphazero.bench network")
+    parser.add_argument("--preset", default="small", choices=PRESET_NAMES)
+    parser.add_argument("--blocks", type=int, help="override the preset's residual blocks")
+    parser.add_argument("--channels", type=int, help="override the preset's channels")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="cpu (default), cuda, auto")
+    parser.add_argument("--channels-last", action="store_true", help="NHWC memory format (CPU: slower here)")
+    parser.add_argument("--repeats", type=int, default=7, help="timed windows per figure; the best is reported")
+    parser.add_argument("--window", type=float, default=0.25, help="seconds per timed window")
+    parser.add_argument("--skip-training", action="store_true")
+    args = parser.parse_args(argv)
+    if args.threads < 1:
+        parser.error(f"--threads must be >= 1, got {args.threads}")
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    cfg = model_preset(args.preset)
+    overrides = {k: v for k, v in (("blocks", args.blocks), ("channels", args.channels)) if v is not None}
+    if overrides:
+        cfg = dataclasses.replace(cfg, **overrides)
+    device = resolve_device(args.device)
+    net = AlphaZeroNet(cfg)
+    positions = random_positions(max(INFERENCE_BATCHES + (TRAIN_BATCH,)), seed=1)
+
+    result = {
+        "preset": args.preset,
+        "blocks": cfg.blocks,
+        "channels": cfg.channels,
+        "global_pooling": cfg.global_pooling,
+        "parameters": count_parameters(net),
+        "threads": args.threads,
+        "device": str(device),
+        "channels_last": args.channels_last,
+    }
+    for batch in INFERENCE_BATCHES:
+        best, median = measure_inference(net, positions, batch, device, args.repeats, args.window, args.channels_last)
+        result[f"evals_per_second_batch{batch}"] = best
+        result[f"median_evals_per_second_batch{batch}"] = median
+    if not args.skip_training:
+        best, median = measure_training(net, positions, device, args.repeats, args.window, args.channels_last)
+        result[f"train_samples_per_second_batch{TRAIN_BATCH}"] = best
+        result[f"median_train_samples_per_second_batch{TRAIN_BATCH}"] = median
+    return result

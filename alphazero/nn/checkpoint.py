@@ -1,0 +1,222 @@
+"""The one module that reads and writes checkpoint files.
+
+A checkpoint is a `torch.save`d dict of plain types and tensors only, so that it loads with
+`torch.load(weights_only=True)`, which never executes pickled code:
+
+    format_version   int, CHECKPOINT_FORMAT_VERSION
+    model_config     dict, ModelConfig.to_dict() (records the encoding's input plane count)
+    state_dict       the network's parameters and buffers
+    optimizer_state  optimizer.state_dict() or None
+    scheduler_state  scheduler.state_dict() or None
+    extra            dict of counters, RNG states, metadata: plain types and tensors only (numpy
+                     arrays and scalars are refused: convert with .tolist(), .item() or
+                     torch.from_numpy)
+
+Writes are atomic: a temp file in the same directory, fsync, then os.replace, so a reader sees
+either the previous checkpoint or the complete new one, never a torn file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import tempfile
+import zipfile
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from alphazero.nn.config import ModelConfig
+from alphazero.nn.inference import resolve_device
+from alphazero.nn.model import AlphaZeroNet
+
+CHECKPOINT_FORMAT_VERSION = 1
+REQUIRED_KEYS = ("format_version", "model_config", "state_dict")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be used: missing, corrupt, unsafe, or for another network."""
+
+
+@dataclass
+class Checkpoint:
+    model_config: ModelConfig
+    state_dict: dict
+    optimizer_state: dict | None = None
+    scheduler_state: dict | None = None
+    extra: dict = field(default_factory=dict)
+    format_version: int = CHECKPOINT_FORMAT_VERSION
+
+
+def build_network(cfg: ModelConfig) -> AlphaZeroNet:
+    """A freshly initialised network for `cfg` (the one constructor the pipeline uses)."""
+    return AlphaZeroNet(cfg)
+
+
+def save_checkpoint(path, net: AlphaZeroNet, extra: dict | None = None, optimizer=None, scheduler=None) -> Path:
+    """Atomically write `net` (and optional optimizer/scheduler state and `extra`) to `path`.
+
+    `extra` must hold only what `torch.load(weights_only=True)` accepts (dicts, lists, tuples,
+    sets, str, bytes, int, float, bool, None, tensors; not numpy arrays or scalars): anything else
+    raises TypeError here, before writing, rather than producing a file that cannot be loaded
+    safely. The optimizer and scheduler states are checked the same way.
+    """
+    path = Path(path)
+    payload = {
+        "format_version": CHECKPOINT_FORMAT_VERSION,
+        "model_config": net.cfg.to_dict(),
+        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        "optimizer_state": optimizer.state_dict() if optimizer is not None else None,
+        "scheduler_state": scheduler.state_dict() if scheduler is not None else None,
+        "extra": dict(extra) if extra is not None else {},
+    }
+    for key in ("extra", "optimizer_state", "scheduler_state"):
+        _check_plain(payload[key], key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            torch.save(payload, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+        raise
+    _fsync_directory(path.parent)
+    return path
+
+
+# Exactly the types torch.load(weights_only=True) accepts (checked with type(), not isinstance:
+# numpy scalars subclass float/int but are refused by the loader).
+_PLAIN_SCALARS = (str, bytes, int, float, bool, complex, type(None), torch.dtype, torch.device)
+_PLAIN_MAPPINGS = (dict, OrderedDict)
+_PLAIN_SEQUENCES = (list, tuple, set, torch.Size)
+
+
+def _check_plain(value, where: str) -> None:
+    """Raise TypeError naming the first value under `where` that weights_only loading refuses."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS or isinstance(value, torch.Tensor):
+        return
+    if kind in _PLAIN_MAPPINGS:
+        for key, item in value.items():
+            _check_plain(key, f"{where} key {key!r}")
+            _check_plain(item, f"{where}[{key!r}]")
+        return
+    if kind in _PLAIN_SEQUENCES:
+        for index, item in enumerate(value):
+            _check_plain(item, f"{where}[{index}]")
+        return
+    raise TypeError(
+        f"checkpoint {where} holds a {kind.__module__}.{kind.__name__} ({value!r:.60}), which "
+        f"torch.load(weights_only=True) refuses; store plain Python types or tensors"
+    )
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename itself durable (POSIX); a no-op where directories cannot be opened."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def load_checkpoint(path, map_location="cpu") -> Checkpoint:
+    """Read a checkpoint with `torch.load(weights_only=True)`; CheckpointError if unusable."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} does not exist" if not path.exists() else f"checkpoint {path} is not a file")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError as error:
+        reason = _unpickling_reason(str(error))
+        if "GLOBAL" in reason:
+            raise CheckpointError(
+                f"checkpoint {path} was refused: it contains pickled objects other than plain types and "
+                f"tensors (loading them would run code, so it is never loaded): {reason}"
+            ) from None
+        raise CheckpointError(f"checkpoint {path} is corrupt: not a readable weights-only pickle ({reason})") from None
+    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, KeyError) as error:
+        size = path.stat().st_size
+        raise CheckpointError(
+            f"checkpoint {path} ({size} bytes) is truncated or not a torch checkpoint: "
+            f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        ) from None
+    return _checkpoint_from_payload(payload, path)
+
+
+def _unpickling_reason(message: str) -> str:
+    """The informative line of torch's long weights-only error (e.g. 'Trying to load unsupported
+    GLOBAL posix.system ...' or 'Unsupported operand 95'), without the boilerplate around it."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    for line in lines:
+        if "GLOBAL" in line or line.startswith("Unsupported"):
+            return line
+    return lines[0] if lines else "no detail"
+
+
+def _checkpoint_from_payload(payload, path) -> Checkpoint:
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"{path} is not a checkpoint: it holds a {type(payload).__name__}, expected a dict with keys {list(REQUIRED_KEYS)}")
+    missing = [key for key in REQUIRED_KEYS if key not in payload]
+    if missing:
+        raise CheckpointError(f"{path} is not a checkpoint: missing keys {missing} (found {sorted(map(str, payload))})")
+    version = payload["format_version"]
+    if version != CHECKPOINT_FORMAT_VERSION:
+        raise CheckpointError(f"checkpoint {path} has format version {version!r}; this code reads version {CHECKPOINT_FORMAT_VERSION}")
+    try:
+        model_config = ModelConfig.from_dict(payload["model_config"])
+    except (TypeError, ValueError) as error:
+        raise CheckpointError(f"checkpoint {path} has an unusable model_config: {error}") from None
+    return Checkpoint(
+        model_config=model_config,
+        state_dict=payload["state_dict"],
+        optimizer_state=payload.get("optimizer_state"),
+        scheduler_state=payload.get("scheduler_state"),
+        extra=payload.get("extra") or {},
+        format_version=version,
+    )
+
+
+def load_weights(net: nn.Module, state_dict: dict, source="state_dict") -> None:
+    """`net.load_state_dict(state_dict)` with a CheckpointError naming the first difference.
+
+    Checked before loading (so `net` is untouched on error): missing and unexpected parameter
+    names, then the first parameter whose shape differs, with both shapes.
+    """
+    expected = net.state_dict()
+    missing = [name for name in expected if name not in state_dict]
+    unexpected = [name for name in state_dict if name not in expected]
+    if missing or unexpected:
+        raise CheckpointError(
+            f"architecture mismatch loading {source}: missing parameters {missing[:5]}"
+            f"{' ...' if len(missing) > 5 else ''}, unexpected parameters {unexpected[:5]}{' ...' if len(unexpected) > 5 else ''}"
+        )
+    for name, tensor in expected.items():
+        if tuple(state_dict[name].shape) != tuple(tensor.shape):
+            raise CheckpointError(
+                f"architecture mismatch loading {source}: parameter {name!r} has shape "
+                f"{list(state_dict[name].shape)} in the checkpoint but {list(tensor.shape)} in the network"
+            )
+    net.load_state_dict(state_dict)
+
+
+def load_network(path, device="cpu") -> AlphaZeroNet:
+    """The network stored in a checkpoint, built from its own config, on `device` (any name
+    `resolve_device` accepts, "auto" included), in eval mode."""
+    checkpoint = load_checkpoint(path)
+    net = build_network(checkpoint.model_config)
+    load_weights(net, checkpoint.state_dict, source=str(path))
+    return net.to(resolve_device(device)).eval()

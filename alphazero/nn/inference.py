@@ -1,0 +1,161 @@
+"""NetworkEvaluator: the Evaluator protocol (positions -> priors, values) backed by an AlphaZeroNet.
+
+    evaluator(positions uint64[N, 2]) -> (priors float32[N, 65], values float32[N])
+
+priors are the network's policy after masking illegal actions (exactly 0 there, summing to 1 over
+the legal ones, PASS only when forced); values are in [-1, 1] from the side to move's view.
+
+What the evaluator does for speed, and why (figures in docs/benchmarks.md):
+- It runs a private eval-mode copy of the net with batch norm folded into the convolutions
+  (`fuse_for_inference`): half the operators, the same function. The copy tracks the original: when
+  the original's parameters or buffers change in place (optimizer steps, `load_state_dict`: torch
+  bumps each tensor's version counter) the copy is rebuilt before the next call. Writes through
+  `.data` bypass the counters, and a net built under `torch.inference_mode` has none; call
+  `refresh()` after changing such weights.
+- `torch.inference_mode()` for every call (no autograd bookkeeping).
+- On CUDA: the bitboards (24 bytes per position) are unpacked into planes on the GPU, and the
+  forward pass runs under bf16 autocast (fp16 where bf16 is unsupported).
+- On CPU: float32 everywhere (autocast off), the planes unpacked by a numba kernel; threads are set
+  once with `torch.set_num_threads` (process-wide: torch has no per-module thread count).
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import torch
+from torch import nn
+
+from alphazero.nn.encoding import encode_positions_and_mask, pack_positions_and_mask, planes_from_packed
+from alphazero.nn.model import fuse_for_inference, masked_softmax
+from alphazero.othello.bitboard import NUM_ACTIONS
+
+PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+
+
+def resolve_device(name: str | torch.device = "auto") -> torch.device:
+    """"auto" -> CUDA if available else CPU; also "cpu", "cuda", "cuda:N", "mps" or a torch.device.
+
+    Raises ValueError naming the value when it is not a device name or the device is unavailable.
+    """
+    if isinstance(name, torch.device):
+        device = name
+    elif not isinstance(name, str):
+        raise ValueError(f"device must be a string or torch.device, got {type(name).__name__} {name!r}")
+    elif name == "auto":
+        return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+    else:
+        try:
+            device = torch.device(name)
+        except RuntimeError:
+            raise ValueError(f"unknown device {name!r}; expected 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"device {name!r} requested but CUDA is not available (torch {torch.__version__})")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise ValueError(f"device {name!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
+    elif device.type == "mps":
+        if not torch.backends.mps.is_available():
+            raise ValueError(f"device {name!r} requested but MPS is not available")
+    elif device.type != "cpu":
+        raise ValueError(f"unsupported device {name!r}; expected 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")
+    return device
+
+
+def resolve_precision(precision: str, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype for `precision` on `device`, or None for plain float32.
+
+    "auto" is bf16 on CUDA (fp16 where the GPU lacks bf16) and float32 elsewhere. Reduced precision
+    is refused off CUDA: on CPU, autocast did not pay off and changes results between machines.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
+    if precision == "fp32":
+        return None
+    if device.type != "cuda":
+        if precision == "auto":
+            return None
+        raise ValueError(f"precision {precision!r} needs a CUDA device (autocast is CUDA-only here); got {device}")
+    if precision == "auto":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.bfloat16 if precision == "bf16" else torch.float16
+
+
+class NetworkEvaluator:
+    """Evaluator protocol over an AlphaZeroNet; see the module docstring for the contract."""
+
+    def __init__(
+        self,
+        net: nn.Module,
+        device: str | torch.device = "auto",
+        threads: int | None = None,
+        precision: str = "auto",
+        channels_last: bool = False,
+    ):
+        if threads is not None:
+            if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+                raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+            torch.set_num_threads(threads)
+        self.net = net
+        self.device = resolve_device(device)
+        self.autocast_dtype = resolve_precision(precision, self.device)
+        self.channels_last = channels_last
+        self.calls = 0
+        self.positions_evaluated = 0
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Rebuild the fused inference copy from the current weights of `self.net`."""
+        model = fuse_for_inference(self.net).to(self.device)
+        if self.channels_last:
+            model = model.to(memory_format=torch.channels_last)
+        self._model = model
+        self._weights_version = self._current_weights_version()
+
+    def _current_weights_version(self) -> int:
+        """Sum of the version counters of the net's tensors: it grows on every in-place write.
+
+        Tensors created under `torch.inference_mode` have no counter (and cannot be trained in
+        place anyway); such a net is treated as frozen.
+        """
+        try:
+            return sum(t._version for t in self.net.parameters()) + sum(t._version for t in self.net.buffers())
+        except RuntimeError:
+            return -1
+
+    def __call__(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if self._current_weights_version() != self._weights_version:
+            self.refresh()
+        n = len(positions)
+        if n == 0:
+            return np.zeros((0, NUM_ACTIONS), dtype=np.float32), np.zeros(0, dtype=np.float32)
+        planes, legal_mask = self._planes(positions)
+        with torch.inference_mode(), self._autocast():
+            logits, values = self._model(planes)
+            logits = logits.float().cpu()
+            values = values.float().cpu()
+            priors = masked_softmax(logits, torch.from_numpy(legal_mask))
+        self.calls += 1
+        self.positions_evaluated += n
+        return priors.numpy(), values.numpy()
+
+    def _planes(self, positions):
+        """(planes on the device, legal_mask bool[N, 65] numpy)."""
+        if self.device.type == "cpu":
+            planes, legal_mask = encode_positions_and_mask(positions)
+            planes = torch.from_numpy(planes)
+            if self.channels_last:
+                planes = planes.contiguous(memory_format=torch.channels_last)
+            return planes, legal_mask
+        packed, legal_mask = pack_positions_and_mask(positions)
+        packed = torch.from_numpy(packed.view(np.int64)).to(self.device, non_blocking=True)
+        planes = planes_from_packed(packed)
+        if self.channels_last:
+            planes = planes.contiguous(memory_format=torch.channels_last)
+        return planes, legal_mask
+
+    def _autocast(self):
+        if self.autocast_dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype)

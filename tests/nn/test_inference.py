@@ -1,0 +1,131 @@
+"""NetworkEvaluator honours the Evaluator protocol and tracks the weights of the net it wraps."""
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero.nn.config import model_preset
+from alphazero.nn.encoding import encode_positions_and_mask
+from alphazero.nn.inference import NetworkEvaluator, resolve_device, resolve_precision
+from alphazero.nn.model import AlphaZeroNet, masked_softmax
+from alphazero.othello.bitboard import PASS
+
+from .helpers import randomize_batch_norm
+
+
+@pytest.fixture
+def net():
+    return randomize_batch_norm(AlphaZeroNet(model_preset("tiny")))
+
+
+def test_priors_are_float32_zero_on_illegal_and_sum_to_one_over_legal(net, positions):
+    priors, values = NetworkEvaluator(net, device="cpu")(positions)
+    _, legal = encode_positions_and_mask(positions)
+    assert priors.dtype == np.float32 and priors.shape == (len(positions), 65)
+    assert values.dtype == np.float32 and values.shape == (len(positions),)
+    assert (priors[~legal] == 0).all()
+    assert (priors[legal] > 0).all()
+    np.testing.assert_allclose(priors.sum(axis=1), 1.0, atol=1e-5)
+    assert (np.abs(values) <= 1).all()
+
+
+def test_pass_gets_all_the_mass_when_forced_and_none_otherwise(net, positions):
+    priors, _ = NetworkEvaluator(net, device="cpu")(positions)
+    _, legal = encode_positions_and_mask(positions)
+    forced = legal[:, PASS]
+    assert forced[-1], "the fixture's last position is a forced pass"
+    assert (priors[forced, PASS] == 1).all()
+    assert (priors[~forced, PASS] == 0).all()
+
+
+def test_outputs_match_the_unfused_network_in_eval_mode(net, positions):
+    priors, values = NetworkEvaluator(net, device="cpu")(positions)
+    planes, legal = encode_positions_and_mask(positions)
+    with torch.no_grad():
+        logits, expected_values = net.eval()(torch.from_numpy(planes))
+    expected_priors = masked_softmax(logits, torch.from_numpy(legal))
+    np.testing.assert_allclose(priors, expected_priors.numpy(), atol=1e-5)
+    np.testing.assert_allclose(values, expected_values.numpy(), atol=1e-5)
+
+
+def test_empty_batch_returns_empty_arrays(net):
+    priors, values = NetworkEvaluator(net, device="cpu")(np.zeros((0, 2), dtype=np.uint64))
+    assert priors.shape == (0, 65) and values.shape == (0,)
+    assert priors.dtype == np.float32 and values.dtype == np.float32
+
+
+def test_evaluator_follows_optimizer_steps_and_load_state_dict(net, positions):
+    evaluator = NetworkEvaluator(net, device="cpu")
+    before, _ = evaluator(positions)
+    net.train()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.5)
+    planes, _ = encode_positions_and_mask(positions)
+    logits, value = net(torch.from_numpy(planes))
+    (logits.square().mean() + value.mean()).backward()
+    optimizer.step()
+    after_step, _ = evaluator(positions)
+    assert not np.allclose(before, after_step)
+    np.testing.assert_allclose(after_step, NetworkEvaluator(net, device="cpu")(positions)[0], atol=1e-6)
+
+    other = AlphaZeroNet(model_preset("tiny"))
+    net.load_state_dict(other.state_dict())
+    np.testing.assert_allclose(evaluator(positions)[0], NetworkEvaluator(other, device="cpu")(positions)[0], atol=1e-6)
+
+
+def test_evaluating_does_not_change_the_nets_mode_or_weights(net, positions):
+    net.train()
+    state = {k: v.clone() for k, v in net.state_dict().items()}
+    NetworkEvaluator(net, device="cpu")(positions)
+    assert net.training
+    for name, tensor in net.state_dict().items():
+        assert torch.equal(tensor, state[name]), name
+
+
+def test_threads_sets_torchs_thread_count(net):
+    NetworkEvaluator(net, device="cpu", threads=1)
+    assert torch.get_num_threads() == 1
+    with pytest.raises(ValueError, match="threads must be a positive int"):
+        NetworkEvaluator(net, device="cpu", threads=0)
+
+
+def test_channels_last_gives_the_same_outputs(net, positions):
+    plain = NetworkEvaluator(net, device="cpu")(positions)
+    nhwc = NetworkEvaluator(net, device="cpu", channels_last=True)(positions)
+    np.testing.assert_allclose(plain[0], nhwc[0], atol=1e-5)
+    np.testing.assert_allclose(plain[1], nhwc[1], atol=1e-5)
+
+
+def test_resolve_device_names():
+    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device(torch.device("cpu")) == torch.device("cpu")
+    assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
+    with pytest.raises(ValueError, match="unknown device 'gpu0'"):
+        resolve_device("gpu0")
+    with pytest.raises(ValueError, match="must be a string or torch.device"):
+        resolve_device(0)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error raised where CUDA is absent")
+def test_asking_for_cuda_without_cuda_is_a_clear_error():
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        resolve_device("cuda")
+
+
+def test_precision_is_fp32_on_cpu_and_reduced_precision_is_refused_there():
+    cpu = torch.device("cpu")
+    assert resolve_precision("auto", cpu) is None
+    assert resolve_precision("fp32", cpu) is None
+    with pytest.raises(ValueError, match="needs a CUDA device"):
+        resolve_precision("bf16", cpu)
+    with pytest.raises(ValueError, match="unknown precision 'half'"):
+        resolve_precision("half", cpu)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_evaluator_agrees_with_cpu_within_bf16_tolerance(net, positions):
+    cpu_priors, cpu_values = NetworkEvaluator(net, device="cpu")(positions)
+    priors, values = NetworkEvaluator(net, device="cuda")(positions)
+    _, legal = encode_positions_and_mask(positions)
+    assert (priors[~legal] == 0).all()
+    np.testing.assert_allclose(priors, cpu_priors, atol=0.05)
+    np.testing.assert_allclose(values, cpu_values, atol=0.05)
