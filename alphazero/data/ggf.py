@@ -293,12 +293,15 @@ def format_ggf(record: GameRecord, place: str = "alphazero") -> str:
 
 
 def write_ggf(path: str | os.PathLike, records, place: str = "alphazero") -> None:
-    """Write games one per line, atomically (temp file in the same directory + os.replace)."""
+    """Write games one per line, atomically (temp file in the same directory + os.replace).
+
+    The file is latin-1 like the GGS archives (and `read_ggf`); characters outside it become `?`.
+    """
     path = Path(path)
     text = "".join(format_ggf(record, place) + "\n" for record in records)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="latin-1", newline="\n") as handle:
+        with os.fdopen(fd, "w", encoding="latin-1", errors="replace", newline="\n") as handle:
             handle.write(text)
         os.replace(temp, path)
     except BaseException:
