@@ -13,35 +13,7 @@ import argparse
 import sys
 
 from alphazero.gtp.engine import GTPEngine, serve
-from alphazero.play.choosers import NoAIError, build_chooser
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
-    return value
-
-
-def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that pick and tune the AI (shared with `python -m alphazero.play`)."""
-    group = parser.add_argument_group("AI")
-    group.add_argument("--checkpoint", help="network checkpoint (default: checkpoints/warmstart.pt if present)")
-    group.add_argument("--player", metavar="SPEC",
-                       help="an arena player instead of the network: random, greedy, alphabeta:depth=4, "
-                            "mcts:evaluator=uniform, gtp:\"/usr/games/gtp-rhino -l 2\", ...")
-    group.add_argument("--simulations", type=positive_int, help="MCTS simulations per move (default 200)")
-    group.add_argument("--seconds", type=positive_float,
-                       help="thinking time per move; with --simulations too, whichever ends first")
-    group.add_argument("--device", default="auto", help="torch device for the network: auto, cpu, cuda, ...")
-    group.add_argument("--seed", type=int, default=0)
+from alphazero.play.choosers import NoAIError, add_ai_arguments, build_chooser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ lets any arena `Player` (random, greedy, alpha-beta, an external GTP engine) sit
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import time
@@ -143,9 +144,10 @@ class SearchChooser(MoveChooser):
         self.seconds = seconds
         self.seed = seed
         self.leaves_per_step = leaves_per_step
-        self.name = name or f"mcts({describe_limit(simulations, seconds)})"
+        self.name = name or f"MCTS {describe_limit(simulations, seconds)}"
         self._searches: dict[int, list] = {}  # chunk size -> [BatchedSearch, GameState at its root]
         self.last_simulations = 0  # new simulations of the latest search (for logs and tests)
+        self.last_reused_visits = 0  # visits the latest search found in the tree it kept
 
     # -- search plumbing -----------------------------------------------------------------------
 
@@ -225,6 +227,7 @@ class SearchChooser(MoveChooser):
             if now + (now - chunk_started) > started + time_limit:
                 break
         self.last_simulations = done
+        self.last_reused_visits = int(result.reused_visits[0])
         return result, search
 
     # -- the chooser interface -----------------------------------------------------------------
@@ -279,12 +282,13 @@ def root_move_infos(tree, visits) -> list[MoveInfo]:
 
 
 def describe_limit(simulations: int | None, seconds: float | None) -> str:
+    """`200 sims`, `2s` or `200 sims/2s`: the strength setting, short enough for a label."""
     parts = []
     if simulations is not None:
-        parts.append(f"{simulations} simulations")
+        parts.append(f"{simulations} sims")
     if seconds is not None:
-        parts.append(f"{seconds:g} s")
-    return " or ".join(parts) + " per move"
+        parts.append(f"{seconds:g}s")
+    return "/".join(parts)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -324,7 +328,7 @@ def network_chooser(
         raise NoAIError(f"checkpoint {str(path)!r} does not exist")
     network = load_network(path, device=device)
     evaluator = NetworkEvaluator(network, device=device)
-    name = f"AlphaZero {path.name} ({describe_limit(simulations, seconds)})"
+    name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"
     return SearchChooser(evaluator, simulations, seconds, name=name, seed=seed, leaves_per_step=leaves_per_step)
 
 
@@ -369,7 +373,7 @@ def chooser_from_spec(
         from alphazero.mcts.evaluator import UniformEvaluator
 
         chooser = SearchChooser(UniformEvaluator(), simulations, seconds, seed=seed,
-                                name=f"mcts uniform ({describe_limit(simulations, seconds)})")
+                                name=f"MCTS-uniform {describe_limit(simulations, seconds)}")
     if "name" in options:
         chooser.name = options["name"]
     return chooser
@@ -400,3 +404,31 @@ def build_chooser(
     if simulations is None and seconds is None:
         simulations = DEFAULT_SIMULATIONS
     return network_chooser(path, simulations, seconds, device, seed, leaves_per_step)
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
+
+
+def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that pick and tune the AI, for `python -m alphazero.gtp` and `python -m alphazero.play`."""
+    group = parser.add_argument_group("AI")
+    group.add_argument("--checkpoint", help="network checkpoint (default: checkpoints/warmstart.pt if present)")
+    group.add_argument("--player", metavar="SPEC",
+                       help="an arena player instead of the network: random, greedy, alphabeta:depth=4, "
+                            "mcts:evaluator=uniform, gtp:\"/usr/games/gtp-rhino -l 2\", ...")
+    group.add_argument("--simulations", type=positive_int, help="MCTS simulations per move (default 200)")
+    group.add_argument("--seconds", type=positive_float,
+                       help="thinking time per move; with --simulations too, whichever ends first")
+    group.add_argument("--device", default="auto", help="torch device for the network: auto, cpu, cuda, ...")
+    group.add_argument("--seed", type=int, default=0)

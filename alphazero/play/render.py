@@ -15,7 +15,7 @@ import math
 import os
 
 from alphazero.othello.bitboard import PASS
-from alphazero.othello.game import BLACK, WHITE, GameState
+from alphazero.othello.game import BLACK, GameState
 from alphazero.othello.notation import COLUMNS, action_name
 
 LEGEND = "X black  O white  + legal move  [ ] last move  x o flipped by it"
@@ -107,7 +107,8 @@ def render_result(state: GameState) -> str:
     final_black = (64 + margin) // 2
     final_white = 64 - final_black
     empties = 64 - black - white
-    note = f" ({empties} empty squares go to the winner)" if empties and margin else ""
+    squares = "1 empty square goes" if empties == 1 else f"{empties} empty squares go"
+    note = f" ({squares} to the winner)" if empties and margin else ""
     if margin > 0:
         return f"Game over: Black wins {final_black}-{final_white}{note}."
     if margin < 0:

@@ -1,0 +1,215 @@
+"""The AI behind GTP and terminal play: MCTS choosers (simulation and time limits, tree reuse,
+evaluations), arena players as choosers, and building the AI from command-line options."""
+
+import math
+import random
+import time
+
+import pytest
+
+from alphazero.mcts.evaluator import UniformEvaluator
+from alphazero.nn.checkpoint import build_network, save_checkpoint
+from alphazero.nn.config import model_preset
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import GameState
+from alphazero.othello.notation import parse_board_text, parse_square, parse_transcript
+from alphazero.play.choosers import (
+    DEFAULT_CHECKPOINT,
+    MoveInfo,
+    NoAIError,
+    PlayerChooser,
+    SearchChooser,
+    build_chooser,
+    chooser_from_spec,
+    default_checkpoint,
+    describe_limit,
+)
+
+NEAR_END = "OOXXOOO-XOXXOOO-XXOOOXOOXOOOOXXOXOXOOOOOXOOXOOOOXOXOOOOOXXOOOOOO X"  # black: h1 or h2
+
+
+def exact_margin(state):
+    """Black's final margin under perfect play (tiny endgames only)."""
+    if state.is_over():
+        return state.black_margin()
+    results = [exact_margin(state.play(a)) for a in state.legal_actions()]
+    return max(results) if state.black_to_move else min(results)
+
+
+@pytest.fixture(scope="module")
+def tiny_checkpoint(tmp_path_factory):
+    path = tmp_path_factory.mktemp("net") / "tiny.pt"
+    save_checkpoint(path, build_network(model_preset("tiny")))
+    return path
+
+
+def test_search_chooser_plays_legal_moves_through_a_whole_game():
+    chooser = SearchChooser(UniformEvaluator(), simulations=16)
+    state = GameState.start()
+    while not state.is_over():
+        action = chooser.choose(state)
+        assert state.is_legal(action)
+        state = state.play(action)
+
+
+def test_search_chooser_passes_when_forced_without_searching():
+    state = GameState.start()
+    for action in parse_transcript("e6f6g6g7g8f4e3h6c4c3b2f8g3h8"):
+        state = state.play(action)
+    chooser = SearchChooser(UniformEvaluator(), simulations=16)
+    assert chooser.choose(state) == PASS and chooser.last_simulations == 0
+
+
+def test_search_chooser_finds_the_exact_best_move_in_an_endgame():
+    state = parse_board_text(NEAR_END)
+    chooser = SearchChooser(UniformEvaluator(), simulations=200)
+    best = exact_margin(state)
+    action = chooser.choose(state)
+    assert exact_margin(state.play(action)) == best
+
+
+def test_analysis_lists_visited_moves_by_share_with_values_from_the_movers_view():
+    state = parse_board_text(NEAR_END)
+    infos = SearchChooser(UniformEvaluator(), simulations=200).analyse(state)
+    assert {info.action for info in infos} == set(state.legal_actions())
+    assert sum(info.share for info in infos) == pytest.approx(1.0)
+    assert infos == sorted(infos, key=lambda info: -info.share)
+    for info in infos:  # with 2 empties the uniform search sees exact results
+        margin = exact_margin(state.play(info.action))
+        assert -1 <= info.value <= 1
+        if margin > 0:
+            assert info.value > 0
+        elif margin < 0:
+            assert info.value < 0
+
+
+def test_simulation_limit_sets_the_visit_count():
+    chooser = SearchChooser(UniformEvaluator(), simulations=50)
+    infos = chooser.analyse(GameState.start())
+    assert chooser.last_simulations == 50
+    assert sum(info.share for info in infos) == pytest.approx(1.0)
+
+
+def test_time_limit_stops_the_search_close_to_the_budget():
+    chooser = SearchChooser(UniformEvaluator(), simulations=None, seconds=0.3)
+    chooser.choose(GameState.start())  # compile and warm up
+    started = time.perf_counter()
+    chooser.choose(GameState.start().play(37))
+    elapsed = time.perf_counter() - started
+    assert 0.1 < elapsed < 1.2  # generous: other processes share the 2 cores
+    assert chooser.last_simulations > SearchChooser.TIME_CHUNK
+
+
+def test_a_time_budget_given_per_call_caps_a_simulation_limit():
+    chooser = SearchChooser(UniformEvaluator(), simulations=10**6)
+    chooser.choose(GameState.start(), seconds=0.05)
+    started = time.perf_counter()
+    chooser.choose(GameState.start().play(37), seconds=0.2)
+    assert time.perf_counter() - started < 1.0
+    assert chooser.last_simulations < 10**6
+
+
+def test_with_both_limits_the_simulation_count_ends_a_long_time_limit_early():
+    chooser = SearchChooser(UniformEvaluator(), simulations=64, seconds=30)
+    started = time.perf_counter()
+    chooser.choose(GameState.start())
+    assert time.perf_counter() - started < 5 and chooser.last_simulations == 64
+
+
+def test_tree_is_reused_after_our_move_and_the_reply():
+    chooser = SearchChooser(UniformEvaluator(), simulations=200)
+    state = GameState.start()
+    action = chooser.choose(state)
+    state = state.play(action)
+    reply = state.legal_actions()[0]
+    state = state.play(reply)
+    assert chooser.last_reused_visits == 0
+    chooser.choose(state)
+    assert chooser.last_reused_visits > 0  # the reply's subtree from the first search was kept
+    chooser.choose(GameState.start())  # an unrelated position starts afresh
+    assert chooser.last_reused_visits == 0
+
+
+def test_new_game_forgets_the_tree():
+    chooser = SearchChooser(UniformEvaluator(), simulations=32)
+    chooser.choose(GameState.start())
+    chooser.new_game()
+    assert all(entry[1] is None for entry in chooser._searches.values())
+
+
+def test_invalid_limits_are_rejected():
+    with pytest.raises(ValueError, match="simulations or seconds"):
+        SearchChooser(UniformEvaluator(), simulations=None)
+    with pytest.raises(ValueError, match="integer >= 1"):
+        SearchChooser(UniformEvaluator(), simulations=0)
+    with pytest.raises(ValueError, match="> 0"):
+        SearchChooser(UniformEvaluator(), simulations=None, seconds=-1)
+
+
+def test_move_info_win_probability():
+    assert MoveInfo(19, 0.5, 0.5).win_probability == 0.75
+    assert math.isnan(MoveInfo(19, 0.0, math.nan).win_probability)
+
+
+def test_describe_limit():
+    assert describe_limit(200, None) == "200 sims"
+    assert describe_limit(None, 2.5) == "2.5s"
+    assert describe_limit(100, 1) == "100 sims/1s"
+
+
+# -- building from options ------------------------------------------------------------------------
+
+
+def test_network_chooser_from_a_checkpoint_plays_and_explains(tiny_checkpoint):
+    chooser = build_chooser(checkpoint=str(tiny_checkpoint), simulations=8, device="cpu")
+    assert isinstance(chooser, SearchChooser) and "tiny" in chooser.name
+    state = GameState.start()
+    assert state.is_legal(chooser.choose(state))
+    infos = chooser.analyse(state)
+    assert infos and all(state.is_legal(info.action) for info in infos)
+
+
+def test_default_checkpoint_is_used_when_present(tmp_path, monkeypatch, tiny_checkpoint):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / DEFAULT_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
+    assert default_checkpoint() == DEFAULT_CHECKPOINT
+    chooser = build_chooser(simulations=4, device="cpu")
+    assert "warmstart" in chooser.name
+
+
+def test_missing_checkpoint_tells_what_to_pass(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("alphazero.play.choosers.default_checkpoint", lambda: None)
+    with pytest.raises(NoAIError, match="--checkpoint PATH.*--player SPEC"):
+        build_chooser()
+    with pytest.raises(NoAIError, match="does not exist"):
+        build_chooser(checkpoint=str(tmp_path / "nope.pt"))
+    with pytest.raises(NoAIError, match="not both"):
+        build_chooser(checkpoint="a.pt", player="greedy")
+
+
+def test_player_specs_become_choosers():
+    greedy = chooser_from_spec("greedy")
+    assert isinstance(greedy, PlayerChooser) and greedy.analyse(GameState.start()) is None
+    assert greedy.choose(GameState.start()) in GameState.start().legal_actions()
+    uniform = chooser_from_spec("mcts:evaluator=uniform,simulations=20", seconds=None)
+    assert isinstance(uniform, SearchChooser) and uniform.simulations == 20
+    assert chooser_from_spec("mcts:evaluator=uniform", simulations=7).simulations == 7
+    with pytest.raises(NoAIError, match="MCTS players only"):
+        chooser_from_spec("random", simulations=5)
+    with pytest.raises(NoAIError):
+        chooser_from_spec("chess-master")
+    with pytest.raises(NoAIError, match="exactly one"):
+        chooser_from_spec("mcts:simulations=5")
+
+
+def test_random_player_chooser_is_reproducible():
+    first = chooser_from_spec("random:seed=3")
+    second = chooser_from_spec("random:seed=3")
+    rng = random.Random(0)
+    state = GameState.start()
+    for _ in range(10):
+        assert first.choose(state) == second.choose(state)
+        state = state.play(rng.choice(state.legal_actions()))
+    assert parse_square("f5") in GameState.start().legal_actions()
