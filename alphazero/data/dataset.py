@@ -1,0 +1,351 @@
+"""The supervised training set built from WTHOR: (position, expert move, outcome, margin) rows,
+stored as memory-mapped `.npy` files in a directory with a `manifest.json`.
+
+One row per decision of a usable WTHOR game (see `alphazero.data.wthor` for which games are
+usable and how unfinished games are treated: their outcome is the recorded score):
+
+  positions  uint64[N, 2]  (player, opponent) bitboards, the side to move first
+  moves      uint8[N]      the square the expert played (0..63; never a pass)
+  values     float32[N]    outcome from the side to move's view: +1 win, 0 draw, -1 loss
+                           (with `dedup`, the mean over the merged occurrences)
+  margins    float32[N]    final disc margin from the side to move's view / 64, in [-1, 1]
+                           (empties to the winner; the mean over merged occurrences with `dedup`)
+  counts     uint32[N]     how many game positions the row stands for (1 without `dedup`)
+
+Decisions made here, on purpose:
+- Forced passes are skipped: the side to move had no choice, so there is no move to predict.
+- One orientation is stored. Symmetry augmentation (the 8 board symmetries) is applied by the
+  trainer at sampling time (`alphazero.othello.symmetry`), which keeps the files 8x smaller and
+  lets every epoch see fresh orientations.
+- Train and validation are split by year (default: 2018 validates, everything else trains), so
+  validation games are never seen in training, though common opening positions occur in both.
+- `dedup` merges identical (position, move) rows within a split (exact match, not up to
+  symmetry), averaging their outcomes and margins and recording the count.
+- `winner_moves_only` keeps the moves of the side that did not lose (a draw keeps both sides).
+
+The manifest records the format version, the options and a fingerprint (name, size, sha256) of
+every input `.wtb` file; `ensure_dataset` rebuilds only when one of them changed. Array files are
+written to temporary names and renamed, and the manifest is written last (also atomically) and
+removed first on a rebuild, so a directory with a manifest always holds a complete dataset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from alphazero.data.wthor import WthorReplay, read_wthor_directory, replay_database, wtb_paths
+from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, make_move
+
+FORMAT = "alphazero-wthor-supervised"
+VERSION = 1
+MANIFEST = "manifest.json"
+SPLITS = ("train", "validation")
+MARGIN_SCALE = 64.0
+ARRAY_DTYPES = {
+    "positions": np.uint64,
+    "moves": np.uint8,
+    "values": np.float32,
+    "margins": np.float32,
+    "counts": np.uint32,
+}
+
+
+@dataclass(frozen=True)
+class DatasetOptions:
+    """What goes into the dataset; part of the manifest (a change triggers a rebuild).
+
+    years:              only games of these years (None: every year present).
+    validation_years:   years whose games form the validation split.
+    winner_moves_only:  keep only the moves of the side that did not lose (draws keep both).
+    dedup:              merge identical (position, move) rows within each split.
+    include_unfinished: keep usable games that stop before the end (outcome = recorded score).
+    """
+
+    years: tuple[int, ...] | None = None
+    validation_years: tuple[int, ...] = (2018,)
+    winner_moves_only: bool = False
+    dedup: bool = False
+    include_unfinished: bool = True
+
+    def __post_init__(self):
+        # Normalise so that options compare equal to their manifest (JSON) form.
+        if self.years is not None:
+            object.__setattr__(self, "years", tuple(sorted(int(y) for y in self.years)))
+        object.__setattr__(self, "validation_years", tuple(sorted(int(y) for y in self.validation_years)))
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["years"] = list(self.years) if self.years is not None else None
+        out["validation_years"] = list(self.validation_years)
+        return out
+
+
+@dataclass
+class SupervisedSplit:
+    """One split's arrays (memory-mapped when loaded with mmap=True); shapes in the module doc."""
+
+    positions: np.ndarray
+    moves: np.ndarray
+    values: np.ndarray
+    margins: np.ndarray
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+
+@dataclass
+class SupervisedDataset:
+    directory: Path
+    manifest: dict
+    splits: dict[str, SupervisedSplit] = field(default_factory=dict)
+
+    @property
+    def train(self) -> SupervisedSplit:
+        return self.splits["train"]
+
+    @property
+    def validation(self) -> SupervisedSplit:
+        return self.splits["validation"]
+
+
+@njit(cache=True)
+def expand_positions(actions, num_plies, black_margin, selected):
+    """Every decision of the selected games as rows (forced passes skipped).
+
+    Args:
+      actions:      int16[G, T] games with explicit passes (as from `wthor.replay_games`).
+      num_plies:    int16[G] valid plies per game.
+      black_margin: int8[G] final black margin per game.
+      selected:     bool[G] which games to expand.
+    Returns:
+      positions uint64[N, 2] (player, opponent), moves uint8[N], side-to-move margins int8[N],
+      game int32[N] the source game of each row.
+    """
+    total = 0
+    for g in range(actions.shape[0]):
+        if selected[g]:
+            for t in range(num_plies[g]):
+                if actions[g, t] != PASS:
+                    total += 1
+    positions = np.empty((total, 2), dtype=np.uint64)
+    moves = np.empty(total, dtype=np.uint8)
+    margins = np.empty(total, dtype=np.int8)
+    games = np.empty(total, dtype=np.int32)
+    row = 0
+    for g in range(actions.shape[0]):
+        if not selected[g]:
+            continue
+        player, opponent = START_BLACK, START_WHITE
+        black_to_move = True
+        for t in range(num_plies[g]):
+            action = actions[g, t]
+            if action != PASS:
+                positions[row, 0] = player
+                positions[row, 1] = opponent
+                moves[row] = action
+                margins[row] = black_margin[g] if black_to_move else -black_margin[g]
+                games[row] = g
+                row += 1
+            player, opponent = make_move(player, opponent, action)
+            black_to_move = not black_to_move
+    return positions, moves, margins, games
+
+
+def _rows(positions, moves, margins) -> dict[str, np.ndarray]:
+    return {
+        "positions": positions,
+        "moves": moves,
+        "values": np.sign(margins).astype(np.float32),
+        "margins": (margins.astype(np.float32) / MARGIN_SCALE),
+        "counts": np.ones(len(moves), dtype=np.uint32),
+    }
+
+
+def deduplicate(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Merge rows with the same (position, move): mean value and margin, summed counts.
+
+    Rows come out sorted by (player, opponent, move); training samples them at random anyway.
+    """
+    positions, moves = rows["positions"], rows["moves"]
+    if len(moves) == 0:
+        return rows
+    order = np.lexsort((moves, positions[:, 1], positions[:, 0]))
+    p0, p1, mv = positions[order, 0], positions[order, 1], moves[order]
+    new_group = np.ones(len(order), dtype=bool)
+    new_group[1:] = (p0[1:] != p0[:-1]) | (p1[1:] != p1[:-1]) | (mv[1:] != mv[:-1])
+    starts = np.flatnonzero(new_group)
+    counts = np.add.reduceat(rows["counts"][order], starts).astype(np.uint32)
+    weights = rows["counts"][order].astype(np.float64)
+
+    def mean(values):
+        return (np.add.reduceat(values[order] * weights, starts) / counts).astype(np.float32)
+
+    return {
+        "positions": positions[order[starts]],
+        "moves": mv[starts],
+        "values": mean(rows["values"]),
+        "margins": mean(rows["margins"]),
+        "counts": counts,
+    }
+
+
+def input_fingerprint(wthor_dir: str | os.PathLike) -> list[dict]:
+    """Name, size and sha256 of every `WTH_*.wtb` file: what the dataset was built from."""
+    out = []
+    for path in wtb_paths(wthor_dir):
+        data = path.read_bytes()
+        out.append({"file": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    return out
+
+
+def _atomic_write_bytes(path: Path, write) -> None:
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
+
+
+def _array_path(directory: Path, split: str, name: str) -> Path:
+    return directory / f"{split}_{name}.npy"
+
+
+def build_dataset(wthor_dir: str | os.PathLike, out_dir: str | os.PathLike, options: DatasetOptions = DatasetOptions(), progress: bool = True) -> dict:
+    """Read, validate and expand the WTHOR games into `out_dir`; returns the manifest written."""
+    started = time.perf_counter()
+    replay = replay_database(read_wthor_directory(wthor_dir, options.years, progress=progress))
+    return write_dataset(replay, out_dir, options, input_fingerprint(wthor_dir), progress=progress, started=started)
+
+
+def write_dataset(
+    replay: WthorReplay,
+    out_dir: str | os.PathLike,
+    options: DatasetOptions = DatasetOptions(),
+    inputs: list[dict] | None = None,
+    progress: bool = True,
+    started: float | None = None,
+) -> dict:
+    """Expand the usable games of `replay` into the dataset files and the manifest in `out_dir`.
+
+    `inputs` is the fingerprint recorded in the manifest (see `input_fingerprint`); the replay
+    must come from the games that `options.years` selects.
+    """
+    from tqdm import tqdm
+
+    started = time.perf_counter() if started is None else started
+    database = replay.database
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / MANIFEST).unlink(missing_ok=True)  # no manifest = no dataset until the build ends
+
+    steps = tqdm(total=1 + 2 * len(SPLITS), desc="WTHOR dataset", unit="step", disable=not progress)
+    steps.set_postfix_str("expanding positions")
+    selected = replay.usable.copy()
+    if options.years is not None:
+        selected &= np.isin(database.year, np.array(options.years, dtype=np.uint16))
+    if not options.include_unfinished:
+        selected &= replay.game_over
+    positions, moves, margins, games = expand_positions(replay.actions, replay.num_plies, replay.black_margin, selected)
+    keep = margins >= 0 if options.winner_moves_only else np.ones(len(moves), dtype=bool)
+    is_validation = np.isin(database.year[games], np.array(options.validation_years, dtype=np.uint16))
+    steps.update()
+
+    split_info = {}
+    for split, in_split in (("train", ~is_validation), ("validation", is_validation)):
+        steps.set_postfix_str(f"{split}: rows")
+        mask = keep & in_split
+        rows = _rows(positions[mask], moves[mask], margins[mask])
+        if options.dedup:
+            rows = deduplicate(rows)
+        steps.update()
+        steps.set_postfix_str(f"{split}: writing")
+        for name, array in rows.items():
+            array = np.ascontiguousarray(array, dtype=ARRAY_DTYPES[name])
+            _atomic_write_bytes(_array_path(out_dir, split, name), lambda handle, a=array: np.save(handle, a))
+        split_info[split] = {
+            "rows": int(len(rows["moves"])),
+            "positions": int(mask.sum()),
+            "games": int(len(np.unique(games[mask]))),
+            "years": sorted({int(y) for y in np.unique(database.year[games[mask]])}),
+        }
+        steps.update()
+    steps.close()
+
+    manifest = {
+        "format": FORMAT,
+        "version": VERSION,
+        "options": options.to_json(),
+        "inputs": inputs,
+        "games": replay.counts(),
+        "splits": split_info,
+        "arrays": {name: np.dtype(dtype).name for name, dtype in ARRAY_DTYPES.items()},
+        "margin_scale": MARGIN_SCALE,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "build_seconds": round(time.perf_counter() - started, 3),
+    }
+    text = json.dumps(manifest, indent=2)
+    _atomic_write_bytes(out_dir / MANIFEST, lambda handle: handle.write(text.encode()))
+    return manifest
+
+
+def read_manifest(directory: str | os.PathLike) -> dict | None:
+    path = Path(directory) / MANIFEST
+    if not path.exists():
+        return None
+    return json.loads(path.read_text())
+
+
+def is_current(manifest: dict | None, wthor_dir: str | os.PathLike, options: DatasetOptions) -> bool:
+    """True when `manifest` describes a dataset built by this code from these inputs and options."""
+    return (
+        manifest is not None
+        and manifest.get("format") == FORMAT
+        and manifest.get("version") == VERSION
+        and manifest.get("options") == options.to_json()
+        and manifest.get("inputs") == input_fingerprint(wthor_dir)
+    )
+
+
+def load_dataset(directory: str | os.PathLike, mmap: bool = True) -> SupervisedDataset:
+    """Open a built dataset; arrays are read-only memory maps unless mmap=False."""
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if manifest is None or manifest.get("format") != FORMAT:
+        raise FileNotFoundError(f"no supervised dataset in {directory} (missing or foreign {MANIFEST}); build it with build_dataset")
+    if manifest.get("version") != VERSION:
+        raise ValueError(f"{directory / MANIFEST}: dataset version {manifest.get('version')}, this code reads version {VERSION}: rebuild it")
+    splits = {}
+    for split in SPLITS:
+        arrays = {}
+        for name, dtype in ARRAY_DTYPES.items():
+            path = _array_path(directory, split, name)
+            array = np.load(path, mmap_mode="r" if mmap else None)
+            expected = manifest["splits"][split]["rows"]
+            if array.dtype != dtype or len(array) != expected:
+                raise ValueError(f"{path}: {array.dtype}[{len(array)}], the manifest expects {np.dtype(dtype).name}[{expected}]")
+            arrays[name] = array
+        splits[split] = SupervisedSplit(**arrays)
+    return SupervisedDataset(directory, manifest, splits)
+
+
+def ensure_dataset(
+    wthor_dir: str | os.PathLike, out_dir: str | os.PathLike, options: DatasetOptions = DatasetOptions(), progress: bool = True
+) -> SupervisedDataset:
+    """Load the dataset in `out_dir`, building it first if it is missing or out of date."""
+    if not is_current(read_manifest(out_dir), wthor_dir, options):
+        build_dataset(wthor_dir, out_dir, options, progress=progress)
+    return load_dataset(out_dir)
