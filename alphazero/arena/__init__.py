@@ -1,0 +1,1 @@
+"""Players, matches, Elo and external GTP engines: how strong is a network, against what."""

@@ -1,0 +1,155 @@
+"""Command line: a match between two players, or a round-robin ladder.
+
+    python -m alphazero.arena PLAYER_A PLAYER_B --pairs N [--opening-plies 4] [--seed S]
+        [--openings FILE] [--save-ggf PATH] [--save-transcripts PATH] [--progress]
+    python -m alphazero.arena ladder P1 P2 P3 ... --pairs N [--opening-plies 4] [--seed S]
+        [--openings FILE] [--out FILE.md] [--progress]
+
+A match prints one JSON line (wins, draws, losses, score, elo_diff, elo_ci95, games_per_second,
+wipeouts, ...) from PLAYER_A's view. A ladder prints the markdown report (and writes it to --out)
+and then one JSON line of fitted ratings. Player specs: see `players.SPEC_FORMS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from alphazero.arena.ladder import play_ladder
+from alphazero.arena.match import write_text_atomic, play_match, save_games_transcripts
+from alphazero.arena.openings import read_openings
+from alphazero.arena.players import SPEC_FORMS, PlayerSpecError, make_player
+
+SPEC_HELP = "player spec, one of: " + "; ".join(SPEC_FORMS)
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--pairs", type=_positive_int, required=True, help="openings, each played with both colours")
+    parser.add_argument("--opening-plies", type=_non_negative_int, default=4, help="random opening length (default 4)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random openings (default 0)")
+    parser.add_argument("--openings", metavar="FILE", help="transcripts, one opening per line, instead of random ones")
+    parser.add_argument("--progress", action="store_true", help="report finished games on stderr")
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def match_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m alphazero.arena",
+        description="Play PLAYER_A against PLAYER_B on paired openings; print one JSON line. "
+        "Use `python -m alphazero.arena ladder P1 P2 ...` for a round robin.",
+    )
+    parser.add_argument("player_a", metavar="PLAYER_A", help=SPEC_HELP)
+    parser.add_argument("player_b", metavar="PLAYER_B", help="player spec (as PLAYER_A)")
+    _common_options(parser)
+    parser.add_argument("--save-ggf", metavar="PATH", help="write the games as GGF")
+    parser.add_argument("--save-transcripts", metavar="PATH", help="write the games as one transcript per line")
+    return parser
+
+
+def ladder_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m alphazero.arena ladder",
+        description="Round robin of all players on shared openings; print a markdown table and fitted Elo.",
+    )
+    parser.add_argument("players", metavar="PLAYER", nargs="+", help=SPEC_HELP)
+    _common_options(parser)
+    parser.add_argument("--out", metavar="FILE.md", help="also write the markdown report here")
+    return parser
+
+
+def _make_players(parser, specs):
+    players = []
+    try:
+        for spec in specs:
+            players.append(make_player(spec))
+    except (PlayerSpecError, RuntimeError, OSError) as err:
+        for player in players:
+            player.close()
+        parser.error(str(err))
+    return players
+
+
+def _openings(parser, args):
+    if not args.openings:
+        return None
+    try:
+        return read_openings(args.openings)
+    except (OSError, ValueError) as err:
+        parser.error(f"--openings: {err}")
+
+
+def run_match(argv) -> int:
+    parser = match_parser()
+    args = parser.parse_args(argv)
+    openings = _openings(parser, args)
+    players = _make_players(parser, [args.player_a, args.player_b])
+    try:
+        try:
+            result = play_match(
+                players[0], players[1], args.pairs, opening_plies=args.opening_plies, seed=args.seed,
+                openings=openings, progress=args.progress,
+            )
+        except ValueError as err:
+            parser.error(str(err))
+        if args.save_ggf:
+            from alphazero.arena.match import save_games_ggf
+
+            save_games_ggf(result, args.save_ggf)
+        if args.save_transcripts:
+            save_games_transcripts(result, args.save_transcripts)
+    finally:
+        for player in players:
+            player.close()
+    print(json.dumps(result.summary()), flush=True)
+    return 0
+
+
+def run_ladder(argv) -> int:
+    parser = ladder_parser()
+    args = parser.parse_args(argv)
+    if len(args.players) < 2:
+        parser.error(f"a ladder needs at least 2 players, got {len(args.players)}")
+    openings = _openings(parser, args)
+    players = _make_players(parser, args.players)
+    try:
+        try:
+            ladder = play_ladder(
+                players, args.pairs, opening_plies=args.opening_plies, seed=args.seed, openings=openings,
+                progress=args.progress,
+            )
+        except ValueError as err:
+            parser.error(str(err))
+    finally:
+        for player in players:
+            player.close()
+    report = ladder.to_markdown()
+    if args.out:
+        write_text_atomic(args.out, report)
+    print(report, end="")
+    print(json.dumps(ladder.summary()), flush=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "ladder":
+        return run_ladder(argv[1:])
+    return run_match(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

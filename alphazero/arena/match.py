@@ -1,0 +1,266 @@
+"""Matches between two players: paired openings, all games played concurrently, batched moves.
+
+Each opening is played twice, once with each player as black, so an opening that favours one colour
+favours both players equally. All games advance together: at each step every unfinished game where
+player A is to move goes to A in one `select_moves_in_games` call, then the same for B, so an
+MCTS player evaluates the leaves of all its games in one network batch. Forced passes are played by
+the arena itself (no player is asked). Every move a player returns is checked against our rules.
+
+Scores are from player A's view: wins, draws, losses, score = (wins + draws / 2) / games, and the Elo
+difference of A over B with its 95% interval (`elo.estimate_elo`). A *wipeout* is a game the
+loser ends with no disc at all, worth flagging because an engine's book line or a bug is the usual
+cause, not play.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+from alphazero.arena.elo import EloEstimate, estimate_elo
+from alphazero.arena.openings import opening_name, play_opening, random_openings
+from alphazero.arena.players import GameInProgress, Player
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import GameState, IllegalMoveError
+from alphazero.othello.notation import action_name, format_board_text, format_transcript
+from alphazero.othello.record import GameRecord
+
+
+@dataclass
+class MatchResult:
+    """Outcome of `play_match`, counted from player A's view.
+
+    games: one GameRecord per game (actions include the opening; metadata names black, white,
+    the opening, the pair index, and which player was A). seconds: wall time of the whole match;
+    thinking_seconds: time spent inside each player's move calls, keyed by player name.
+    """
+
+    player_a: str
+    player_b: str
+    wins: int
+    draws: int
+    losses: int
+    games: list[GameRecord]
+    seconds: float
+    wipeouts: int
+    thinking_seconds: dict = field(default_factory=dict)
+
+    @property
+    def num_games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.num_games if self.num_games else 0.5
+
+    @property
+    def elo(self) -> EloEstimate:
+        return estimate_elo(self.wins, self.draws, self.losses)
+
+    @property
+    def elo_diff(self) -> float:
+        return self.elo.diff
+
+    @property
+    def elo_ci95(self) -> float:
+        return self.elo.ci95
+
+    @property
+    def games_per_second(self) -> float:
+        return self.num_games / self.seconds if self.seconds > 0 else float("inf")
+
+    def summary(self) -> dict:
+        """The JSON-friendly figures `python -m alphazero.arena` prints."""
+        elo = self.elo
+        return {
+            "player_a": self.player_a,
+            "player_b": self.player_b,
+            "games": self.num_games,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "score": round(self.score, 4),
+            "elo_diff": round(elo.diff, 1),
+            "elo_ci95": round(elo.ci95, 1),
+            "games_per_second": round(self.games_per_second, 3),
+            "wipeouts": self.wipeouts,
+            "seconds": round(self.seconds, 2),
+            "thinking_seconds": {name: round(value, 2) for name, value in self.thinking_seconds.items()},
+        }
+
+
+@dataclass
+class _LiveGame:
+    index: int
+    pair: int
+    opening: list
+    a_is_black: bool
+    actions: list
+    state: GameState
+
+    def player_to_move_is_a(self) -> bool:
+        return self.state.black_to_move == self.a_is_black
+
+    def history(self) -> GameInProgress:
+        return GameInProgress(GameState.start(), tuple(self.actions), self.state)
+
+
+def play_match(
+    player_a: Player,
+    player_b: Player,
+    num_pairs: int | None,
+    opening_plies: int = 4,
+    seed: int = 0,
+    openings: list | None = None,
+    progress: bool = False,
+) -> MatchResult:
+    """Play `num_pairs` openings twice each (colours swapped); see the module doc.
+
+    openings: action lists from the standard start (e.g. `openings.read_openings`); the first
+    `num_pairs` are used (all when `num_pairs` is None). Without them, `num_pairs` distinct random
+    `opening_plies`-ply openings are drawn with `seed`.
+    """
+    openings = _select_openings(num_pairs, opening_plies, seed, openings)
+    names = _distinct_names(player_a, player_b)
+    games = []
+    for pair, opening in enumerate(openings):
+        state = play_opening(opening)
+        for a_is_black in (True, False):
+            games.append(_LiveGame(len(games), pair, list(opening), a_is_black, list(opening), state))
+    thinking = {names[0]: 0.0, names[1]: 0.0}
+    player_a.new_game()
+    player_b.new_game()
+    started = time.perf_counter()
+    live = list(games)
+    finished = 0
+    while live:
+        for game in live:
+            while game.state.must_pass():
+                game.actions.append(PASS)
+                game.state = game.state.play(PASS)
+        for is_a, player, name in ((True, player_a, names[0]), (False, player_b, names[1])):
+            waiting = [g for g in live if not g.state.is_over() and g.player_to_move_is_a() == is_a]
+            if not waiting:
+                continue
+            tic = time.perf_counter()
+            moves = player.select_moves_in_games([g.history() for g in waiting])
+            thinking[name] += time.perf_counter() - tic
+            if len(moves) != len(waiting):
+                raise ValueError(f"{player.name} returned {len(moves)} moves for {len(waiting)} positions")
+            for game, move in zip(waiting, moves):
+                _play_checked(player, game, move)
+        still_live = [g for g in live if not g.state.is_over()]
+        finished += len(live) - len(still_live)
+        live = still_live
+        if progress:
+            print(f"\r[arena] {player_a.name} vs {player_b.name}: {finished}/{len(games)} games", end="", file=sys.stderr)
+    seconds = time.perf_counter() - started
+    if progress:
+        print(file=sys.stderr)
+    return _tally(games, names, seconds, thinking, seed)
+
+
+def _select_openings(num_pairs, opening_plies, seed, openings) -> list:
+    if openings is None:
+        if num_pairs is None or num_pairs < 1:
+            raise ValueError(f"num_pairs must be >= 1 when no openings are given, got {num_pairs}")
+        return random_openings(num_pairs, opening_plies, seed)
+    openings = [list(o) for o in openings]
+    if num_pairs is None:
+        num_pairs = len(openings)
+    if num_pairs < 1 or len(openings) < num_pairs:
+        raise ValueError(f"{num_pairs} pairs requested but {len(openings)} openings given")
+    for number, opening in enumerate(openings[:num_pairs]):
+        try:
+            if play_opening(opening).is_over():
+                raise ValueError(f"opening {number} ({opening_name(opening)}) ends the game")
+        except IllegalMoveError as err:
+            raise ValueError(f"opening {number} ({opening}) is not legal: {err}") from None
+    return openings[:num_pairs]
+
+
+def _distinct_names(player_a: Player, player_b: Player) -> tuple[str, str]:
+    if player_a.name != player_b.name:
+        return player_a.name, player_b.name
+    return f"{player_a.name} (A)", f"{player_b.name} (B)"
+
+
+def _play_checked(player: Player, game: _LiveGame, move) -> None:
+    state = game.state
+    try:
+        action = int(move)
+    except (TypeError, ValueError):
+        action = None
+    if action is None or action != move or not state.is_legal(action):
+        shown = action_name(action) if action is not None and 0 <= action <= PASS else repr(move)
+        legal = " ".join(action_name(a) for a in state.legal_actions())
+        colour = "black" if state.black_to_move else "white"
+        raise IllegalMoveError(
+            f"{player.name} played {shown} as {colour} in game {game.index} (opening {opening_name(game.opening)}, "
+            f"ply {len(game.actions) + 1}), which is illegal; legal: {legal}; position {format_board_text(state)}; "
+            f"moves so far {format_transcript(game.actions, explicit_passes=True)}"
+        )
+    game.actions.append(action)
+    game.state = state.play(action)
+
+
+def _tally(games, names, seconds, thinking, seed) -> MatchResult:
+    wins = draws = losses = wipeouts = 0
+    records = []
+    for game in games:
+        margin = game.state.black_margin()
+        margin_a = margin if game.a_is_black else -margin
+        wins += margin_a > 0
+        draws += margin_a == 0
+        losses += margin_a < 0
+        wipeouts += min(game.state.disc_counts()) == 0
+        black, white = names if game.a_is_black else names[::-1]
+        records.append(
+            GameRecord(
+                start=GameState.start(),
+                actions=game.actions,
+                black_margin=margin,
+                metadata={
+                    "black": black,
+                    "white": white,
+                    "player_a": names[0],
+                    "opening": opening_name(game.opening),
+                    "opening_plies": len(game.opening),
+                    "pair": game.pair,
+                    "game": game.index,
+                    "seed": seed,
+                },
+            )
+        )
+    return MatchResult(names[0], names[1], wins, draws, losses, records, seconds, wipeouts, thinking)
+
+
+def save_games_transcripts(result: MatchResult, path) -> None:
+    """One line per game: `black<TAB>white<TAB>black margin<TAB>transcript` (passes as `pa`),
+    written atomically."""
+    lines = ["# black\twhite\tblack_margin\ttranscript"]
+    for record in result.games:
+        lines.append(
+            f"{record.metadata['black']}\t{record.metadata['white']}\t{record.black_margin:+d}\t"
+            f"{format_transcript(record.actions, explicit_passes=True)}"
+        )
+    write_text_atomic(path, "\n".join(lines) + "\n")
+
+
+def write_text_atomic(path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder and os.replace."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,563 @@
+"""Players: anything that picks moves in Othello positions, behind one batched interface.
+
+`Player.select_moves(states)` takes many positions at once (one per concurrent game) and returns a
+legal action for each, PASS when the side to move is forced to pass. Batching is the point: the
+arena asks every player for all the games where it is on move in one call, so an MCTS player
+evaluates the leaves of all its games in one network batch.
+
+A player that needs the game's history rather than just the position (an external GTP engine is
+told moves, not positions) overrides `select_moves_in_games`, which the arena calls with the
+history of each game; its default simply forwards the positions to `select_moves`.
+
+`make_player(spec)` builds a player from a short text spec (command lines, ladder files):
+see `SPEC_FORMS`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from alphazero.arena.alphabeta import DEFAULT_ENDGAME_EMPTIES, best_moves_batch
+from alphazero.arena.gtp_client import DEFAULT_TIMEOUT, GTPEngine, GTPError, draw_board, verify_board_convention
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import GameState
+from alphazero.othello.notation import action_name, format_board_text
+
+
+@dataclass(frozen=True)
+class GameInProgress:
+    """A game as the arena knows it: its start, the actions so far (passes explicit) and the
+    position they lead to (kept so that players need not replay the actions)."""
+
+    start: GameState
+    actions: tuple[int, ...]
+    state: GameState
+
+
+class Player:
+    """Base class. Subclasses implement `select_moves`; `name` labels the player in results."""
+
+    name: str = "player"
+
+    def select_moves(self, states: Sequence[GameState]) -> list[int]:
+        """A legal action for each state (PASS when forced). States must not be finished games."""
+        raise NotImplementedError
+
+    def select_moves_in_games(self, games: Sequence[GameInProgress]) -> list[int]:
+        """The arena's entry point: like `select_moves`, with each game's history available."""
+        return self.select_moves([game.state for game in games])
+
+    def select_move(self, state: GameState) -> int:
+        return self.select_moves([state])[0]
+
+    def new_game(self) -> None:
+        """Fresh games begin (a match starts): forget anything kept about earlier games."""
+
+    def close(self) -> None:
+        """Release processes, threads or devices; the player is not used afterwards."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def _require_playable(player: Player, states: Sequence[GameState]) -> None:
+    for index, state in enumerate(states):
+        if state.is_over():
+            raise ValueError(
+                f"{player.name} was asked to move in finished game position {index}: {format_board_text(state)}"
+            )
+
+
+class RandomPlayer(Player):
+    """Uniformly random legal moves from its own seeded generator (reproducible per seed)."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self.name = f"random(seed={seed})"
+        self._rng = np.random.default_rng(seed)
+
+    def select_moves(self, states):
+        _require_playable(self, states)
+        moves = []
+        for state in states:
+            legal = state.legal_actions()
+            moves.append(legal[int(self._rng.integers(len(legal)))])
+        return moves
+
+
+class GreedyPlayer(Player):
+    """Flips the most discs; among equal flips the lowest square index (a1 first, row by row)."""
+
+    name = "greedy"
+
+    def select_moves(self, states):
+        _require_playable(self, states)
+        moves = []
+        for state in states:
+            legal = state.legal_actions()
+            # max() keeps the first of equal keys and legal_actions() is ascending.
+            moves.append(max(legal, key=lambda action: state.flipped_by(action).bit_count()))
+        return moves
+
+
+class AlphaBetaPlayer(Player):
+    """Deterministic fixed-depth alpha-beta (`alphazero.arena.alphabeta`), exact near the end."""
+
+    def __init__(self, depth: int = 2, endgame_empties: int = DEFAULT_ENDGAME_EMPTIES):
+        if not isinstance(depth, (int, np.integer)) or depth < 1:
+            raise ValueError(f"alpha-beta depth must be an integer >= 1, got {depth!r}")
+        if not isinstance(endgame_empties, (int, np.integer)) or not 0 <= endgame_empties <= 20:
+            raise ValueError(f"alpha-beta endgame_empties must be an integer in 0..20, got {endgame_empties!r}")
+        self.depth = int(depth)
+        self.endgame_empties = int(endgame_empties)
+        suffix = "" if endgame_empties == DEFAULT_ENDGAME_EMPTIES else f",endgame={endgame_empties}"
+        self.name = f"alphabeta(depth={depth}{suffix})"
+
+    def select_moves(self, states):
+        _require_playable(self, states)
+        if not states:
+            return []
+        positions = np.array([state.as_array() for state in states], dtype=np.uint64)
+        actions, _ = best_moves_batch(positions, self.depth, self.endgame_empties)
+        return [int(action) for action in actions]
+
+
+class MCTSPlayer(Player):
+    """Batched MCTS over all the positions of one call: no root noise, most-visited move.
+
+    Each call searches every given position from a fresh tree (the positions may come from any
+    games, so no tree is reused between calls). `simulations=0` plays the evaluator's raw policy:
+    the legal action with the highest prior (lowest index among equal priors).
+    """
+
+    def __init__(self, evaluator, simulations: int = 100, config=None, name: str | None = None, seed: int = 0):
+        if not isinstance(simulations, (int, np.integer)) or simulations < 0:
+            raise ValueError(f"MCTS simulations must be an integer >= 0, got {simulations!r}")
+        self.evaluator = evaluator
+        self.simulations = int(simulations)
+        self.seed = seed
+        self.name = name or f"mcts(simulations={simulations})"
+        self._config = None
+        if self.simulations > 0:
+            from alphazero.mcts.config import MCTSConfig
+
+            self._config = dataclasses.replace(
+                config or MCTSConfig(),
+                simulations=self.simulations,
+                temperature=0.0,
+                temperature_plies=0,
+                tree_reuse=False,
+            )
+        self._search = None
+        self._capacity = 0
+
+    @classmethod
+    def from_checkpoint(cls, path, simulations: int = 100, device: str = "auto", config=None, name=None) -> "MCTSPlayer":
+        """A player on the network stored at `path` (loaded with weights_only, on `device`)."""
+        from alphazero.nn.checkpoint import load_network
+        from alphazero.nn.inference import NetworkEvaluator
+
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"checkpoint {path} does not exist")
+        network = load_network(path)
+        evaluator = NetworkEvaluator(network, device=device)
+        label = name or f"mcts({os.path.basename(str(path))},simulations={simulations})"
+        return cls(evaluator, simulations=simulations, config=config, name=label)
+
+    def _searcher(self, count: int):
+        """A BatchedSearch with room for `count` games, rebuilt only when a call needs more."""
+        if self._search is None or count > self._capacity:
+            from alphazero.mcts.search import BatchedSearch
+
+            self._capacity = max(count, 2 * self._capacity)
+            self._search = BatchedSearch(self._config, self.evaluator, self._capacity, seed=self.seed)
+        return self._search
+
+    def select_moves(self, states):
+        _require_playable(self, states)
+        if not states:
+            return []
+        positions = np.array([state.as_array() for state in states], dtype=np.uint64)
+        if self.simulations == 0:
+            priors, _ = self.evaluator(positions)
+            return [int(np.argmax(row)) for row in np.asarray(priors)]
+        search = self._searcher(len(states))
+        padded = np.empty((self._capacity, 2), dtype=np.uint64)
+        padded[:] = GameState.start().as_array()
+        padded[: len(states)] = positions
+        active = np.zeros(self._capacity, dtype=np.bool_)
+        active[: len(states)] = True
+        ply = np.zeros(self._capacity, dtype=np.int64)
+        ply[: len(states)] = [60 - state.empties() for state in states]
+        search.reset()
+        result = search.search(padded, ply, active=active, add_noise=False)
+        return [int(action) for action in np.asarray(result.action)[: len(states)]]
+
+
+# ----------------------------------------------------------------------------------------------
+# External engines
+
+
+@dataclass
+class _EngineSession:
+    """One engine process and the game it has been told: `start` plus `actions` (passes included,
+    though passes are never sent), leading to `state`. `start` is None before the first game."""
+
+    engine: GTPEngine
+    start: GameState | None = None
+    actions: list = dataclasses.field(default_factory=list)
+    state: GameState | None = None
+    last_used: int = 0
+    can_setup: bool | None = None
+
+
+SETUP_COMMAND = "grhino-setup_board"  # GRhino's extension: `grhino-setup_board <64 squares> <side>`
+
+
+class GTPPlayer(Player):
+    """An external GTP engine (see `gtp_client`), with up to `processes` engine processes so that
+    several games think in parallel.
+
+    Engines are told moves, so each process keeps the game it was told. For a requested game the
+    player picks a process whose game is a prefix of it and sends only the missing moves; otherwise
+    it clears a process's board and replays the whole game (cheap next to one `genmove`). Called
+    with bare positions (`select_moves`) it infers the missing moves from the processes' games
+    (the opponent's reply, possibly around a pass); a position unreachable that way is set up with
+    GRhino's `grhino-setup_board` when the engine has it, else a GTPError explains why.
+
+    Every engine move is checked against our rules; a disagreement raises GTPError with the move,
+    our position and the engine's `showboard`.
+    """
+
+    def __init__(
+        self,
+        command: str,
+        processes: int = 1,
+        timeout: float = DEFAULT_TIMEOUT,
+        name: str | None = None,
+        verify_convention: bool = True,
+    ):
+        if not isinstance(processes, (int, np.integer)) or processes < 1:
+            raise ValueError(f"GTP processes must be an integer >= 1, got {processes!r}")
+        self.command = command
+        self.processes = int(processes)
+        self.timeout = timeout
+        self.verify_convention = verify_convention
+        self.name = name or f"gtp({command})"
+        self._sessions: list[_EngineSession] = []
+        self._clock = 0
+        self._start_session()  # fail early (bad command, wrong convention), not mid-match
+
+    def _start_session(self) -> _EngineSession:
+        engine = GTPEngine(self.command, timeout=self.timeout)
+        try:
+            engine.setup()
+            if self.verify_convention:
+                verify_board_convention(engine)
+        except GTPError:
+            engine.kill()
+            raise
+        session = _EngineSession(engine)
+        self._sessions.append(session)
+        return session
+
+    def close(self):
+        for session in self._sessions:
+            session.engine.quit()
+        self._sessions.clear()
+
+    def new_game(self):
+        for session in self._sessions:
+            session.start = None
+
+    # ------------------------------------------------------------------------------------------
+
+    def select_moves(self, states):
+        _require_playable(self, states)
+        return self.select_moves_in_games([self._infer_game(state) for state in states])
+
+    def select_moves_in_games(self, games):
+        _require_playable(self, [game.state for game in games])
+        moves: list[int | None] = [None] * len(games)
+        waiting = []
+        for index, game in enumerate(games):
+            if game.state.must_pass():
+                moves[index] = PASS  # never asked of the engine, which skips the side by itself
+            else:
+                waiting.append(index)
+        while waiting:
+            assigned, waiting = self._assign(games, waiting)
+            for index, session in assigned:
+                self._sync(session, games[index])
+            for index, session in assigned:
+                session.engine.send_genmove(games[index].state.color_to_move)
+            for index, session in assigned:
+                moves[index] = self._receive_checked(session, games[index].state)
+        return moves
+
+    def _assign(self, games, waiting):
+        """Pair waiting games with distinct sessions, best-matching first; return (pairs, rest)."""
+        free = list(self._sessions)
+        pairs, rest = [], []
+        for index in waiting:
+            game = games[index]
+            matching = [s for s in free if s.start is not None and _is_prefix(s, game)]
+            if matching:
+                session = max(matching, key=lambda s: len(s.actions))
+            elif free:
+                session = min(free, key=lambda s: s.last_used)
+            elif len(self._sessions) < self.processes:
+                session = self._start_session()
+            else:
+                rest.append(index)
+                continue
+            if session in free:
+                free.remove(session)
+            self._clock += 1
+            session.last_used = self._clock
+            pairs.append((index, session))
+        return pairs, rest
+
+    def _sync(self, session: _EngineSession, game: GameInProgress) -> None:
+        """Bring the session's engine to `game`: send the missing moves, or reset and replay."""
+        if session.start is not None and _is_prefix(session, game):
+            missing = game.actions[len(session.actions):]
+        else:
+            self._reset(session, game.start)
+            missing = game.actions
+        for action in missing:
+            if action != PASS:
+                session.engine.play(session.state.color_to_move, int(action))
+            session.state = session.state.play(int(action))
+            session.actions.append(int(action))
+        if session.state != game.state:
+            raise GTPError(
+                f"game history does not lead to the position to play: history ends in "
+                f"{format_board_text(session.state)}, position is {format_board_text(game.state)}"
+            )
+
+    def _reset(self, session: _EngineSession, start: GameState) -> None:
+        engine = session.engine
+        engine.clear_board()
+        if start != GameState.start():
+            if session.can_setup is None:
+                session.can_setup = engine.known_command(SETUP_COMMAND)
+            if not session.can_setup:
+                raise GTPError(
+                    f"engine {engine.name!r} cannot be brought to position {format_board_text(start)}: it is not "
+                    f"reachable from the engine's game and the engine has no {SETUP_COMMAND} command; play it "
+                    "through the arena (which passes game histories) or from the standard start"
+                )
+            side = "X" if start.black_to_move else "O"
+            engine.command(f"{SETUP_COMMAND} {format_board_text(start).split()[0]} {side}")
+        session.start = start
+        session.actions = []
+        session.state = start
+
+    def _receive_checked(self, session: _EngineSession, state: GameState) -> int:
+        engine = session.engine
+        move = engine.receive_genmove()
+        if not state.is_legal(move):
+            try:
+                board = engine.showboard()
+            except GTPError as err:
+                board = f"(showboard failed: {err})"
+            color = "black" if state.black_to_move else "white"
+            legal = " ".join(action_name(a) for a in state.legal_actions())
+            raise GTPError(
+                f"engine {engine.name!r} answered genmove {color} with {action_name(move)}, which our rules "
+                f"reject (legal: {legal}).\nour position ({format_board_text(state)}):\n{draw_board(state)}\n"
+                f"engine's showboard:\n{board}"
+            )
+        session.state = state.play(move)
+        session.actions.append(move)
+        return move
+
+    def _infer_game(self, state: GameState) -> GameInProgress:
+        """The game leading to `state`, from the session whose game it continues (by most recent use)."""
+        for session in sorted(self._sessions, key=lambda s: -s.last_used):
+            if session.start is None:
+                continue
+            extension = _moves_between(session.state, state, max_moves=2)
+            if extension is not None:
+                return GameInProgress(session.start, tuple(session.actions) + extension, state)
+        return GameInProgress(state, (), state)
+
+
+def _is_prefix(session: _EngineSession, game: GameInProgress) -> bool:
+    count = len(session.actions)
+    return session.start == game.start and count <= len(game.actions) and tuple(session.actions) == game.actions[:count]
+
+
+def _moves_between(source: GameState, target: GameState, max_moves: int) -> tuple[int, ...] | None:
+    """Actions leading from `source` to `target` with at most `max_moves` disc moves (and any
+    forced passes), or None. Occupied squares only grow, which prunes the search to the few moves
+    onto squares that `target` occupies."""
+    if source == target:
+        return ()
+    occupied = source.black | source.white
+    target_occupied = target.black | target.white
+    if occupied & ~target_occupied or source.is_over():
+        return None
+    needed = (target_occupied & ~occupied).bit_count()
+    if needed > max_moves:
+        return None
+    if source.must_pass():
+        rest = _moves_between(source.play(PASS), target, max_moves)
+        return None if rest is None else (PASS,) + rest
+    if needed == 0:
+        return None
+    for action in source.legal_actions():
+        if target_occupied >> action & 1:
+            rest = _moves_between(source.play(action), target, max_moves - 1)
+            if rest is not None:
+                return (action,) + rest
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# Specs
+
+SPEC_FORMS = (
+    "random[:seed=N]",
+    "greedy",
+    "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
+    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda]   (simulations 100 by default; 0 = raw policy)",
+    "mcts:evaluator=uniform[,simulations=N]   (uniform priors, value 0: a network-free baseline)",
+    'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"',
+    "any form may add ,name=LABEL",
+)
+
+# kind -> {option: type}; the first entry of a kind whose name is `command` may be given bare.
+_SPEC_OPTIONS = {
+    "random": {"seed": int},
+    "greedy": {},
+    "alphabeta": {"depth": int, "endgame": int},
+    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str},
+    "gtp": {"command": str, "processes": int, "timeout": float},
+}
+
+
+class PlayerSpecError(ValueError):
+    """A player spec that `make_player` cannot read; the message lists the valid forms."""
+
+
+def _spec_error(spec: str, problem: str) -> PlayerSpecError:
+    forms = "\n  ".join(SPEC_FORMS)
+    return PlayerSpecError(f"bad player spec {spec!r}: {problem}.\nValid forms:\n  {forms}")
+
+
+def _split_outside_quotes(text: str, spec: str) -> list[str]:
+    items, current, quote = [], [], None
+    for char in text:
+        if quote:
+            if char == quote:
+                quote = None
+            current.append(char)
+        elif char in "\"'":
+            quote = char
+            current.append(char)
+        elif char == ",":
+            items.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if quote:
+        raise _spec_error(spec, f"unterminated {quote} quote")
+    items.append("".join(current))
+    return items
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def parse_player_spec(spec: str) -> tuple[str, dict]:
+    """`alphabeta:depth=3` -> ("alphabeta", {"depth": 3}); raises PlayerSpecError naming the bad part."""
+    kind, _, rest = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind not in _SPEC_OPTIONS:
+        raise _spec_error(spec, f"unknown player kind {kind!r}")
+    allowed = dict(_SPEC_OPTIONS[kind], name=str)
+    options: dict = {}
+    if not rest.strip():
+        return kind, options
+    for position, item in enumerate(_split_outside_quotes(rest, spec)):
+        key, equals, value = item.partition("=")
+        key = key.strip()
+        bare = not equals or not key.isidentifier()
+        if bare:
+            if kind == "gtp" and position == 0:
+                key, value = "command", item
+            else:
+                raise _spec_error(spec, f"{item.strip()!r} is not of the form option=value")
+        if key not in allowed:
+            raise _spec_error(spec, f"{kind!r} has no option {key!r} (options: {', '.join(allowed) or 'none'})")
+        if key in options:
+            raise _spec_error(spec, f"option {key!r} is given twice")
+        value = _unquote(value)
+        try:
+            options[key] = allowed[key](value)
+        except ValueError:
+            expected = {int: "an integer", float: "a number"}.get(allowed[key], "text")
+            raise _spec_error(spec, f"option {key}={value!r} is not {expected}") from None
+    return kind, options
+
+
+def make_player(spec: str) -> Player:
+    """Build a player from a spec (see `SPEC_FORMS`); raises PlayerSpecError (a ValueError)."""
+    kind, options = parse_player_spec(spec)
+    name = options.pop("name", None)
+    try:
+        player = _build_player(kind, options, spec)
+    except PlayerSpecError:
+        raise
+    except (ValueError, FileNotFoundError) as err:
+        raise _spec_error(spec, str(err)) from None
+    if name:
+        player.name = name
+    return player
+
+
+def _build_player(kind: str, options: dict, spec: str) -> Player:
+    if kind == "random":
+        return RandomPlayer(seed=options.get("seed", 0))
+    if kind == "greedy":
+        return GreedyPlayer()
+    if kind == "alphabeta":
+        return AlphaBetaPlayer(depth=options.get("depth", 2), endgame_empties=options.get("endgame", DEFAULT_ENDGAME_EMPTIES))
+    if kind == "mcts":
+        simulations = options.get("simulations", 100)
+        has_checkpoint, has_evaluator = "checkpoint" in options, "evaluator" in options
+        if has_checkpoint == has_evaluator:
+            raise _spec_error(spec, "mcts needs exactly one of checkpoint=PATH or evaluator=uniform")
+        if has_evaluator:
+            if options["evaluator"] != "uniform":
+                raise _spec_error(spec, f"unknown evaluator {options['evaluator']!r} (only 'uniform')")
+            if "device" in options:
+                raise _spec_error(spec, "device= applies only to checkpoint players")
+            from alphazero.mcts.evaluator import UniformEvaluator
+
+            return MCTSPlayer(UniformEvaluator(), simulations=simulations, name=f"mcts(uniform,simulations={simulations})")
+        return MCTSPlayer.from_checkpoint(options["checkpoint"], simulations=simulations, device=options.get("device", "auto"))
+    if kind == "gtp":
+        if not options.get("command", "").strip():
+            raise _spec_error(spec, 'gtp needs the engine command, e.g. gtp:"/usr/games/gtp-rhino -l 3"')
+        return GTPPlayer(
+            options["command"], processes=options.get("processes", 1), timeout=options.get("timeout", DEFAULT_TIMEOUT)
+        )
+    raise _spec_error(spec, f"unknown player kind {kind!r}")
