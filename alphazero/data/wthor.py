@@ -42,6 +42,7 @@ from numba import njit
 from alphazero.othello.bits import ZERO
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, final_margin, legal_moves, make_move
 from alphazero.othello.game import GameState
+from alphazero.othello.notation import square_name
 from alphazero.othello.record import GameRecord
 
 
@@ -392,10 +393,11 @@ class GameProblem:
     file: str
     index: int
     move: int | None  # 1-based move number in the record (passes not counted), None if not a move
+    ply: int | None  # 1-based ply of that move in the replay (inferred passes counted)
     reason: str
 
     def __str__(self) -> str:
-        where = f" move {self.move}" if self.move is not None else ""
+        where = f" move {self.move} (ply {self.ply})" if self.move is not None else ""
         return f"{self.file} game {self.index}{where}: {self.reason}"
 
 
@@ -424,19 +426,20 @@ class WthorReplay:
         for g in np.flatnonzero(~self.usable):
             file, index = db.files[db.file_id[g]], int(db.index[g])
             move = int(self.bad_move[g])
+            ply = int(self.num_plies[g]) + 1  # the replay stopped just before the offending move
             if self.status[g] == REPLAY_ILLEGAL_MOVE:
                 square = int(db.squares[g, move])
-                reason = f"illegal move {_square_text(square)} (byte {SQUARE_TO_BYTE[square]})"
-                out.append(GameProblem(file, index, move + 1, reason))
+                reason = f"illegal move {square_name(square)} (byte {SQUARE_TO_BYTE[square]})"
+                out.append(GameProblem(file, index, move + 1, ply, reason))
             elif self.status[g] == REPLAY_MOVE_AFTER_END:
                 square = int(db.squares[g, move])
-                out.append(GameProblem(file, index, move + 1, f"move {_square_text(square)} after the end of the game"))
+                out.append(GameProblem(file, index, move + 1, ply, f"move {square_name(square)} after the end of the game"))
             else:
                 recorded = int(db.games["black_discs"][g])
                 replayed = (64 + int(self.black_margin[g])) // 2
                 state = "final position" if self.game_over[g] else "position where the record stops (game unfinished)"
                 out.append(
-                    GameProblem(file, index, None, f"recorded black discs {recorded} != {replayed} replayed from the {state}")
+                    GameProblem(file, index, None, None, f"recorded black discs {recorded} != {replayed} replayed from the {state}")
                 )
         return out
 
@@ -477,12 +480,6 @@ class WthorReplay:
     def game_records(self) -> list[GameRecord]:
         """GameRecords of the usable games only (see the module docstring for the rules)."""
         return [self.game_record(int(g)) for g in np.flatnonzero(self.usable)]
-
-
-def _square_text(square: int) -> str:
-    from alphazero.othello.notation import square_name
-
-    return square_name(square)
 
 
 def replay_database(db: WthorDatabase) -> WthorReplay:

@@ -169,8 +169,8 @@ def test_replay_verdicts_and_counts(mixed_directory):
 def test_problems_name_file_game_move_and_reason(mixed_directory):
     problems = [str(p) for p in replay_database(read_wthor_directory(mixed_directory)).problems()]
     assert problems == [
-        "WTH_2017.wtb game 1 move 2: illegal move a1 (byte 11)",
-        "WTH_2017.wtb game 2 move 10: move a1 after the end of the game",
+        "WTH_2017.wtb game 1 move 2 (ply 2): illegal move a1 (byte 11)",
+        "WTH_2017.wtb game 2 move 10 (ply 10): move a1 after the end of the game",
         "WTH_2017.wtb game 3: recorded black discs 40 != 64 replayed from the final position",
         "WTH_2017.wtb game 5: recorded black discs 40 != 63 replayed from the position where the record stops (game unfinished)",
     ]
@@ -206,3 +206,11 @@ def test_real_database_yields_123700_records_with_names(wthor_dir):
     assert first.metadata["tournament"] == "World Championship"
     assert first.metadata["black_player"] == "Inoue Hiroshi"
     assert sum(not r.metadata["finished"] for r in records) == 413 - 382
+
+
+def test_problem_ply_counts_the_inferred_passes_before_the_bad_move(tmp_path):
+    before_pass = squares(GAME_WITH_PASS)[:56]  # black must pass after these 56 moves
+    write_wtb(tmp_path, 2017, [(before_pass + [parse_square("a1")], 30)])  # a1 is taken: illegal
+    (problem,) = replay_database(read_wthor_directory(tmp_path)).problems()
+    assert (problem.move, problem.ply) == (57, 58)
+    assert str(problem) == "WTH_2017.wtb game 0 move 57 (ply 58): illegal move a1 (byte 11)"
