@@ -13,15 +13,20 @@ import argparse
 import sys
 
 from alphazero.gtp.engine import GTPEngine, serve
-from alphazero.play.choosers import NoAIError, add_ai_arguments, build_chooser
+from alphazero.play.choosers import NoAIError, SearchSettings, add_ai_arguments, build_chooser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m alphazero.gtp", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m alphazero.gtp",
+        description="Our AI as a GTP engine (Othello dialect of GRhino and Edax) on stdin/stdout.",
+        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_ai_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        chooser = build_chooser(args.checkpoint, args.player, args.simulations, args.seconds, args.device, args.seed)
+        chooser = build_chooser(args.checkpoint, args.player, SearchSettings.from_args(args))
     except NoAIError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

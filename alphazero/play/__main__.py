@@ -18,6 +18,7 @@ Type `help` during the game for the commands.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from alphazero.othello.game import GameState
@@ -25,6 +26,7 @@ from alphazero.othello.notation import NotationError, parse_board_text, parse_tr
 from alphazero.play.choosers import (
     MoveChooser,
     NoAIError,
+    SearchSettings,
     add_ai_arguments,
     build_chooser,
     chooser_from_spec,
@@ -40,7 +42,8 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(
         prog="python -m alphazero.play",
         description="Play Othello at the terminal against the AlphaZero network (or watch AI vs AI).",
-        epilog="Side specs: human | ai | an arena player spec. Type help during the game for commands.",
+        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_ai_arguments(parser)
     sides = parser.add_argument_group("sides")
@@ -96,13 +99,12 @@ def setup_position(args) -> tuple[GameState, list[int]]:
 
 def build_seats(args) -> tuple[Seat, Seat]:
     """Seats for black and white from --black/--white, or you (--color) against the AI."""
+    settings = SearchSettings.from_args(args)
     shared_ai: list[MoveChooser] = []
 
     def the_ai() -> MoveChooser:
         if not shared_ai:
-            shared_ai.append(
-                build_chooser(args.checkpoint, args.player, args.simulations, args.seconds, args.device, args.seed)
-            )
+            shared_ai.append(build_chooser(args.checkpoint, args.player, settings))
         return shared_ai[0]
 
     def seat(spec: str) -> Seat:
@@ -112,9 +114,9 @@ def build_seats(args) -> tuple[Seat, Seat]:
         if spec.lower() == "ai":
             ai = the_ai()
             return Seat(ai.name, ai)
-        searched = spec.lower().startswith("mcts")
-        limits = (args.simulations, args.seconds) if searched else (None, None)
-        chooser = chooser_from_spec(spec, *limits, device=args.device, seed=args.seed)
+        searched = spec.lower().startswith("mcts")  # the search options apply to MCTS specs only
+        own = settings if searched else dataclasses.replace(settings, simulations=None, seconds=None)
+        chooser = chooser_from_spec(spec, own)
         return Seat(chooser.name, chooser)
 
     if args.black or args.white:

@@ -15,10 +15,12 @@ from alphazero.othello.game import GameState
 from alphazero.othello.notation import parse_board_text, parse_square, parse_transcript
 from alphazero.play.choosers import (
     DEFAULT_CHECKPOINT,
+    DEFAULT_SIMULATIONS,
     MoveInfo,
     NoAIError,
     PlayerChooser,
     SearchChooser,
+    SearchSettings,
     build_chooser,
     chooser_from_spec,
     default_checkpoint,
@@ -161,7 +163,7 @@ def test_describe_limit():
 
 
 def test_network_chooser_from_a_checkpoint_plays_and_explains(tiny_checkpoint):
-    chooser = build_chooser(checkpoint=str(tiny_checkpoint), simulations=8, device="cpu")
+    chooser = build_chooser(checkpoint=str(tiny_checkpoint), settings=SearchSettings(simulations=8, device="cpu"))
     assert isinstance(chooser, SearchChooser) and "tiny" in chooser.name
     state = GameState.start()
     assert state.is_legal(chooser.choose(state))
@@ -174,7 +176,7 @@ def test_default_checkpoint_is_used_when_present(tmp_path, monkeypatch, tiny_che
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / DEFAULT_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
     assert default_checkpoint() == DEFAULT_CHECKPOINT
-    chooser = build_chooser(simulations=4, device="cpu")
+    chooser = build_chooser(settings=SearchSettings(simulations=4, device="cpu"))
     assert "warmstart" in chooser.name
 
 
@@ -193,11 +195,14 @@ def test_player_specs_become_choosers():
     greedy = chooser_from_spec("greedy")
     assert isinstance(greedy, PlayerChooser) and greedy.analyse(GameState.start()) is None
     assert greedy.choose(GameState.start()) in GameState.start().legal_actions()
-    uniform = chooser_from_spec("mcts:evaluator=uniform,simulations=20", seconds=None)
-    assert isinstance(uniform, SearchChooser) and uniform.simulations == 20
-    assert chooser_from_spec("mcts:evaluator=uniform", simulations=7).simulations == 7
+    uniform = chooser_from_spec("mcts:evaluator=uniform,simulations=20", SearchSettings(simulations=5))
+    assert isinstance(uniform, SearchChooser) and uniform.simulations == 20  # the spec wins
+    assert chooser_from_spec("mcts:evaluator=uniform", SearchSettings(simulations=7)).simulations == 7
+    assert chooser_from_spec("mcts:evaluator=uniform").simulations == DEFAULT_SIMULATIONS
+    timed = chooser_from_spec("mcts:evaluator=uniform", SearchSettings(seconds=0.5))
+    assert timed.simulations is None and timed.seconds == 0.5
     with pytest.raises(NoAIError, match="MCTS players only"):
-        chooser_from_spec("random", simulations=5)
+        chooser_from_spec("random", SearchSettings(simulations=5))
     with pytest.raises(NoAIError):
         chooser_from_spec("chess-master")
     with pytest.raises(NoAIError, match="exactly one"):
