@@ -17,6 +17,8 @@ dropped) and the Othello dialect that GRhino (`gtp-rhino`) and Edax speak:
   of the game it fails with `cannot score`, as GRhino's does.
 - `time_settings main byo_yomi stones` and `time_left colour seconds stones` turn into a thinking
   budget per `genmove` (see `move_time_budget`); without them the chooser's own limit applies.
+- Also `komi` (accepted and ignored, for controllers written for Go) and `reg_genmove` (a move
+  without playing it).
 
 Anything malformed gets `? <reason>` and leaves the game exactly as it was: every command computes
 its new state first and commits it only when nothing can fail any more.
@@ -335,10 +337,10 @@ class GTPEngine:
         return ""
 
     def _reset(self):
+        self.chooser.new_game()  # first: if the AI fails here, the game is still untouched
         self.state = self.start
         self.history.clear()
         self.clocks.clear()
-        self.chooser.new_game()
 
     def cmd_komi(self, args):
         """Accepted and ignored: Othello has no komi (controllers written for Go send one)."""
@@ -377,8 +379,8 @@ class GTPEngine:
     def cmd_undo(self, args):
         if not self.history:
             raise GTPError("cannot undo: no moves have been played")
+        self.chooser.new_game()  # its kept search tree belongs to a line that is being taken back
         self.state = self.history.pop().before
-        self.chooser.new_game()
         return ""
 
     def cmd_showboard(self, args):
