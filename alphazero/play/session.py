@@ -123,7 +123,7 @@ class PlaySession:
 
     read_line:   prompt -> the next input line, or None at end of input.
     write:       text -> shows it (a newline is added).
-    advisor:     the AI asked by `hint` (default: the first AI seat that can explain its moves).
+    advisor:     the AI asked by `hint` (default: the first AI seat; one without an evaluation says so).
     color:       ANSI colour in the board picture.
     delay:       seconds to wait after each AI move, so AI-vs-AI games can be watched.
     save_prefix: save the game there (GGF + transcript) when it ends.
