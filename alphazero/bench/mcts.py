@@ -1,0 +1,144 @@
+"""`python -m alphazero.bench mcts`: batched self-play search speed, tree alone or with a network.
+
+Plays `--moves` moves of `--games` concurrent self-play games (from random openings of
+`--opening-plies` plies) with `BatchedSearch`, tree reuse and root noise on, as self-play runs.
+Reports simulations per second overall and with the evaluator's time removed
+(`tree_simulations_per_second`), how many leaves each evaluator call carried, and the share of the
+time spent inside the evaluator (`network_share`; 1 - network_share is the tree and batching
+overhead). `--evaluator uniform` measures the tree alone (its evaluator is a tiny numba kernel);
+`--evaluator small` uses the "small" network preset with random weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from alphazero.mcts.config import MCTSConfig
+from alphazero.mcts.evaluator import UniformEvaluator
+from alphazero.mcts.search import BatchedSearch
+from alphazero.othello.bitboard import (
+    START_BLACK,
+    START_WHITE,
+    is_game_over_batch,
+    legal_action_mask_batch,
+    make_move_batch,
+)
+
+
+class TimedEvaluator:
+    """Wraps an evaluator, counting calls, positions and the seconds spent inside it."""
+
+    def __init__(self, evaluator):
+        self.evaluator = evaluator
+        self.reset()
+
+    def reset(self):
+        self.calls = 0
+        self.leaves = 0
+        self.seconds = 0.0
+
+    def __call__(self, positions):
+        start = time.perf_counter()
+        result = self.evaluator(positions)
+        self.seconds += time.perf_counter() - start
+        self.calls += 1
+        self.leaves += positions.shape[0]
+        return result
+
+
+def random_openings(num_games: int, plies: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """positions uint64[B, 2] after `plies` uniformly random legal actions from the start, and ply [B]."""
+    rng = np.random.default_rng(seed)
+    positions = np.tile(np.array([START_BLACK, START_WHITE], dtype=np.uint64), (num_games, 1))
+    for _ in range(plies):
+        mask = legal_action_mask_batch(positions)
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask], dtype=np.int64)
+        positions = make_move_batch(positions, actions)
+    return positions, np.full(num_games, plies, dtype=np.int64)
+
+
+def play_moves(search: BatchedSearch, positions: np.ndarray, ply: np.ndarray, moves: int) -> int:
+    """Self-play `moves` moves in every unfinished game; returns the number of searches run."""
+    positions = positions.copy()
+    ply = ply.copy()
+    active = ~is_game_over_batch(positions)
+    searches = 0
+    for _ in range(moves):
+        if not active.any():
+            break
+        result = search.search(positions, ply, active, add_noise=True)
+        searches += int(active.sum())
+        actions = result.action
+        search.advance(actions)
+        played = np.where(active, actions, 64)  # inactive games are over: a pass keeps them as they are
+        positions = np.where(active[:, None], make_move_batch(positions, played), positions)
+        ply += active
+        active &= ~is_game_over_batch(positions)
+    return searches
+
+
+def build_evaluator(name: str, device: str, threads: int | None):
+    if name == "uniform":
+        return UniformEvaluator()
+    from alphazero.nn.config import model_preset
+    from alphazero.nn.inference import NetworkEvaluator
+    from alphazero.nn.model import AlphaZeroNet
+
+    return NetworkEvaluator(AlphaZeroNet(model_preset(name)), device=device, threads=threads)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m alphazero.bench mcts")
+    parser.add_argument("--evaluator", choices=["uniform", "tiny", "small", "medium", "large"], default="uniform")
+    parser.add_argument("--games", type=int, default=256)
+    parser.add_argument("--simulations", type=int, default=100)
+    parser.add_argument("--moves", type=int, default=10)
+    parser.add_argument("--opening-plies", type=int, default=4)
+    parser.add_argument("--leaves-per-step", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs; the fastest is reported")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="auto", help="network evaluators: torch device or auto")
+    parser.add_argument("--threads", type=int, default=None, help="network evaluators: torch CPU threads")
+    args = parser.parse_args(argv)
+    for name in ("games", "simulations", "moves", "repeats", "leaves_per_step"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+
+    config = MCTSConfig(simulations=args.simulations, leaves_per_step=args.leaves_per_step)
+    evaluator = TimedEvaluator(build_evaluator(args.evaluator, args.device, args.threads))
+    positions, ply = random_openings(args.games, args.opening_plies, args.seed)
+
+    # JIT warm-up (or cache load) and the evaluator's first-call costs, outside the timing.
+    play_moves(BatchedSearch(MCTSConfig(simulations=8), evaluator, args.games, args.seed), positions, ply, 2)
+
+    best = None
+    for _ in range(args.repeats):
+        evaluator.reset()
+        search = BatchedSearch(config, evaluator, args.games, seed=args.seed)
+        start = time.perf_counter()
+        searches = play_moves(search, positions, ply, args.moves)
+        seconds = time.perf_counter() - start
+        run = (seconds, searches, evaluator.calls, evaluator.leaves, evaluator.seconds)
+        if best is None or seconds < best[0]:
+            best = run
+    seconds, searches, calls, leaves, network_seconds = best
+    simulations = searches * args.simulations
+    tree_seconds = seconds - network_seconds
+    return {
+        "evaluator": args.evaluator,
+        "games": args.games,
+        "simulations": args.simulations,
+        "moves": args.moves,
+        "leaves_per_step": args.leaves_per_step,
+        "total_simulations": simulations,
+        "seconds": round(seconds, 4),
+        "simulations_per_second": round(simulations / seconds),
+        "tree_simulations_per_second": round(simulations / tree_seconds) if tree_seconds > 0 else None,
+        "network_calls": calls,
+        "leaves_per_network_call": round(leaves / calls, 1) if calls else 0.0,
+        "network_share": round(network_seconds / seconds, 4),
+        "tree_share": round(tree_seconds / seconds, 4),
+    }

@@ -1,0 +1,89 @@
+"""`MCTSConfig`: every knob of the batched search in one plain dataclass (a Hydra group later)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass
+class MCTSConfig:
+    """Search settings. Values are checked in `__post_init__`, so a bad config fails when it is built.
+
+    Attributes:
+      simulations: new simulations per `search` call and game (each adds one visit below the root).
+      c_puct: exploration constant of the PUCT rule
+        `Q(s, a) + c_puct * P(s, a) * sqrt(N(s)) / (1 + N(s, a))`.
+      fpu_reduction: first-play urgency. An unvisited child is valued at its parent's mean value (from
+        the parent's side to move) minus this amount, so a well-visited good move is not abandoned for
+        every untried sibling; 0 values untried moves like the parent itself.
+      dirichlet_alpha: concentration of the root noise (about 10 / typical number of legal moves).
+      noise_fraction: weight of the noise in the root priors when `search(add_noise=True)`.
+      temperature: the chosen move is sampled proportionally to visits ** (1 / temperature) while
+        `ply < temperature_plies`; afterwards (or with temperature 0) the most visited move is played.
+      temperature_plies: number of plies (from the game's start) that use the temperature.
+      virtual_loss: when several leaves are taken per tree and step, each pending visit counts as this
+        loss for the player choosing it, spreading the leaves over different lines.
+      leaves_per_step: leaves selected per tree before one batched evaluator call. 1 gives exactly the
+        sequential algorithm; more gives larger evaluator batches at the cost of virtual-loss bias.
+      solver: propagate exact results up the tree (MCTS-Solver, Winands et al. 2008): a node with a
+        child proven lost for the opponent, or whose children are all proven, is proven too; its
+        parent then uses the exact value as Q, walks stop at it like at a finished game, and the
+        final move choice prefers proven wins and avoids proven losses. Finished games are always
+        scored exactly, with or without it.
+      tree_reuse: after `advance`, keep the played child's subtree (its visits) for the next search.
+      reuse_capacity: room for a reused subtree, as a multiple of `simulations`: the tree holds
+        `simulations + 1 + ceil(reuse_capacity * simulations)` nodes per game. A subtree that does not
+        fit keeps its oldest (shallowest-first) nodes. Ignored without tree reuse.
+    """
+
+    simulations: int = 100
+    c_puct: float = 1.5
+    fpu_reduction: float = 0.25
+    dirichlet_alpha: float = 0.3
+    noise_fraction: float = 0.25
+    temperature: float = 1.0
+    temperature_plies: int = 20
+    virtual_loss: float = 1.0
+    leaves_per_step: int = 1
+    solver: bool = True
+    tree_reuse: bool = True
+    reuse_capacity: float = 1.0
+
+    def __post_init__(self):
+        _require(_integer(self.simulations) and self.simulations >= 1, "simulations", "an integer >= 1",
+                 self.simulations)
+        _require(_finite(self.c_puct) and self.c_puct >= 0, "c_puct", "a finite number >= 0", self.c_puct)
+        _require(_finite(self.fpu_reduction), "fpu_reduction", "a finite number", self.fpu_reduction)
+        _require(_finite(self.dirichlet_alpha) and self.dirichlet_alpha > 0, "dirichlet_alpha", "> 0",
+                 self.dirichlet_alpha)
+        _require(_finite(self.noise_fraction) and 0 <= self.noise_fraction <= 1, "noise_fraction",
+                 "in [0, 1]", self.noise_fraction)
+        _require(_finite(self.temperature) and self.temperature >= 0, "temperature", ">= 0", self.temperature)
+        _require(_integer(self.temperature_plies) and self.temperature_plies >= 0, "temperature_plies",
+                 "an integer >= 0", self.temperature_plies)
+        _require(_finite(self.virtual_loss) and self.virtual_loss >= 0, "virtual_loss", ">= 0",
+                 self.virtual_loss)
+        _require(_integer(self.leaves_per_step) and self.leaves_per_step >= 1, "leaves_per_step",
+                 "an integer >= 1", self.leaves_per_step)
+        _require(_finite(self.reuse_capacity) and self.reuse_capacity >= 0, "reuse_capacity", ">= 0",
+                 self.reuse_capacity)
+
+    @property
+    def node_capacity(self) -> int:
+        """Nodes per game tree: the root, one per simulation, and the reuse headroom."""
+        headroom = math.ceil(self.reuse_capacity * self.simulations) if self.tree_reuse else 0
+        return self.simulations + 1 + headroom
+
+
+def _integer(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _require(condition: bool, field: str, expected: str, value) -> None:
+    if not condition:
+        raise ValueError(f"mcts.{field} must be {expected}, got {value!r}")

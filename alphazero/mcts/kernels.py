@@ -1,0 +1,152 @@
+"""One search step over all games: `select_leaves`, (evaluator call), `expand`, `backup`.
+
+Each kernel loops over the B games inside numba; the only Python work per step is the evaluator
+call between them. Buffers passed between the kernels:
+
+  leaf_node: [B, L] int32. The node where selection j of game b stopped: a node opened this step,
+    an existing proven node, or (with L > 1) a node opened earlier this step and still pending.
+  leaf_slot: [B, L] int32. Row of the evaluator batch holding that leaf's value, `NO_SLOT` for
+    proven leaves (finished games, solved subtrees: scored exactly).
+  eval_positions: [B * L, 2] uint64, eval_game / eval_node: [B * L] int32. The evaluator batch:
+    positions of newly opened non-terminal nodes, and where each one lives in the tree.
+"""
+
+import numpy as np
+from numba import njit
+
+from alphazero.mcts.selection import puct_action
+from alphazero.mcts.tree import EXPANDED, NO_PARENT, ROOT, UNVISITED, open_node
+from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
+from alphazero.othello.bitboard import NUM_ACTIONS, PASS, make_move
+
+NO_SLOT = -1
+
+
+@njit(cache=True)
+def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
+                  leaf_node, leaf_slot, eval_positions, eval_game, eval_node):
+    """Walk down from the root `num_leaves` times in every active game and open the leaves.
+
+    A walk follows `puct_action` through EXPANDED nodes that are not proven (the root is always
+    left through a child). Reaching an action never tried opens its child node (position computed
+    here, a finished game scored exactly); reaching a proven node, or a node still PENDING from an
+    earlier walk this step, also ends the walk. Each finished walk marks its path in flight, so the
+    next walk of the same game sees the virtual loss. Returns the number of positions written to
+    the evaluator batch.
+    """
+    count = 0
+    for b in range(tree.next_free.shape[0]):
+        if not active[b]:
+            continue
+        for j in range(num_leaves):
+            node = ROOT
+            opened = False
+            while tree.status[b, node] == EXPANDED and (node == ROOT or not tree.proven[b, node]):
+                action = puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss)
+                child = tree.children[b, node, action]
+                if child == UNVISITED:
+                    player, opponent = make_move(tree.position[b, node, 0], tree.position[b, node, 1], action)
+                    child = open_node(tree, b, node, action, player, opponent)
+                    tree.children[b, node, action] = child
+                    opened = True
+                node = child
+                if opened:
+                    break
+            leaf_node[b, j] = node
+            if tree.proven[b, node]:
+                leaf_slot[b, j] = NO_SLOT
+            elif opened:
+                eval_positions[count, 0] = tree.position[b, node, 0]
+                eval_positions[count, 1] = tree.position[b, node, 1]
+                eval_game[count] = b
+                eval_node[count] = node
+                leaf_slot[b, j] = count
+                count += 1
+            else:  # collision: an earlier walk of this step opened this node; share its evaluation
+                for earlier in range(j):
+                    if leaf_node[b, earlier] == node:
+                        leaf_slot[b, j] = leaf_slot[b, earlier]
+                        break
+            up = node
+            while up != NO_PARENT:
+                tree.in_flight[b, up] += 1
+                up = tree.parent[b, up]
+    return count
+
+
+@njit(cache=True)
+def expand(tree, eval_game, eval_node, priors, count):
+    """Store the evaluator's priors in the nodes it was asked about; they become EXPANDED."""
+    for m in range(count):
+        b = eval_game[m]
+        node = eval_node[m]
+        for action in range(NUM_ACTIONS):
+            tree.prior[b, node, action] = priors[m, action]
+        tree.status[b, node] = EXPANDED
+
+
+@njit(cache=True)
+def try_prove(tree, b, node):
+    """Settle an EXPANDED node's exact result from its children's, if they suffice (MCTS-Solver).
+
+    The side to move wins if some action leads to a child proven lost for its mover; otherwise
+    the result is known only when every action's child is proven, and is the best of them.
+    Returns True if the node is proven now.
+    """
+    if tree.status[b, node] != EXPANDED:
+        return False
+    moves = tree.legal[b, node]
+    all_proven = True
+    best = -2.0
+    action = PASS
+    while True:
+        if moves != ZERO:
+            action = lowest_bit_index(moves)
+            moves &= moves - ONE
+        child = tree.children[b, node, action]
+        if child == UNVISITED or not tree.proven[b, child]:
+            all_proven = False
+        else:
+            value = -tree.exact_value[b, child]
+            if value >= 1.0:
+                tree.proven[b, node] = True
+                tree.exact_value[b, node] = value
+                return True
+            if value > best:
+                best = value
+        if moves == ZERO:
+            break
+    if all_proven:
+        tree.proven[b, node] = True
+        tree.exact_value[b, node] = best
+    return all_proven
+
+
+@njit(cache=True)
+def backup(tree, active, num_leaves, leaf_node, leaf_slot, values, solver):
+    """Add each leaf's value to every node on its path, negating at each step up, and clear in-flight.
+
+    The value of a proven leaf (finished game or solved subtree) is its exact result; any other
+    leaf takes its evaluator value. Both are from the leaf's side to move; its parent's side to
+    move is the other player. With `solver`, a proven leaf's parent may become proven in turn, and
+    so on up the path while proofs keep appearing (`try_prove`).
+    """
+    for b in range(tree.next_free.shape[0]):
+        if not active[b]:
+            continue
+        for j in range(num_leaves):
+            node = leaf_node[b, j]
+            slot = leaf_slot[b, j]
+            if slot == NO_SLOT:
+                value = np.float64(tree.exact_value[b, node])
+            else:
+                value = np.float64(values[slot])
+            proving = solver and tree.proven[b, node]
+            while node != NO_PARENT:
+                tree.visits[b, node] += 1
+                tree.value_sum[b, node] += value
+                tree.in_flight[b, node] -= 1
+                value = -value
+                node = tree.parent[b, node]
+                if proving:
+                    proving = node != NO_PARENT and not tree.proven[b, node] and try_prove(tree, b, node)

@@ -1,0 +1,159 @@
+"""Root-only kernels: Dirichlet noise on the priors, the search's outputs, and the move choice."""
+
+import numpy as np
+from numba import njit
+
+from alphazero.mcts.rng import next_gamma, next_uniform
+from alphazero.mcts.tree import NO_ACTION, ROOT, UNVISITED
+from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
+from alphazero.othello.bitboard import NUM_ACTIONS, PASS
+
+
+@njit(cache=True)
+def add_root_noise(tree, active, alpha, fraction, rng_states, saved_prior):
+    """Mix Dirichlet(alpha) noise over the root's legal actions into its priors.
+
+    prior = (1 - fraction) * prior + fraction * noise. The clean priors are copied to
+    `saved_prior` [B, 65] first so `restore_root_priors` can undo the noise after the search:
+    the tree never keeps noisy priors, which matters once the root becomes an interior node of a
+    later search (through `advance`) or is searched again.
+    """
+    noise = np.zeros(NUM_ACTIONS, dtype=np.float64)
+    for b in range(tree.next_free.shape[0]):
+        if not active[b]:
+            continue
+        saved_prior[b, :] = tree.prior[b, ROOT, :]
+        moves = tree.legal[b, ROOT]
+        if moves == ZERO:
+            continue  # a forced pass: noise over one action changes nothing
+        total = 0.0
+        bits = moves
+        while bits:
+            action = lowest_bit_index(bits)
+            bits &= bits - ONE
+            noise[action] = next_gamma(rng_states, b, alpha)
+            total += noise[action]
+        bits = moves
+        count = 0
+        while bits:
+            count += 1
+            bits &= bits - ONE
+        bits = moves
+        while bits:
+            action = lowest_bit_index(bits)
+            bits &= bits - ONE
+            # All draws can underflow to 0 for a tiny alpha: fall back to uniform noise then.
+            share = noise[action] / total if total > 0.0 else 1.0 / count
+            mixed = (1.0 - fraction) * tree.prior[b, ROOT, action] + fraction * share
+            tree.prior[b, ROOT, action] = np.float32(mixed)
+
+
+@njit(cache=True)
+def restore_root_priors(tree, active, saved_prior):
+    for b in range(tree.next_free.shape[0]):
+        if active[b]:
+            tree.prior[b, ROOT, :] = saved_prior[b, :]
+
+
+@njit(cache=True)
+def root_child_visits(tree, active, visits):
+    """visits [B, 65] int32: the root children's visit counts (0 for untried and illegal actions)."""
+    visits[:, :] = 0
+    for b in range(tree.next_free.shape[0]):
+        if not active[b]:
+            continue
+        for action in range(NUM_ACTIONS):
+            child = tree.children[b, ROOT, action]
+            if child != UNVISITED:
+                visits[b, action] = tree.visits[b, child]
+
+
+@njit(cache=True)
+def root_outputs(tree, active, visits, policy, root_value):
+    """Fill policy [B, 65] (visits normalised) and root_value [B] (side to move's view): the root's
+    exact result when the solver proved it, else its mean value."""
+    policy[:, :] = 0.0
+    root_value[:] = 0.0
+    for b in range(tree.next_free.shape[0]):
+        if not active[b]:
+            continue
+        total = 0
+        for action in range(NUM_ACTIONS):
+            total += visits[b, action]
+        if total > 0:
+            for action in range(NUM_ACTIONS):
+                policy[b, action] = visits[b, action] / total
+        if tree.proven[b, ROOT]:
+            root_value[b] = tree.exact_value[b, ROOT]
+        else:
+            root_value[b] = tree.value_sum[b, ROOT] / tree.visits[b, ROOT]
+
+
+@njit(cache=True)
+def _rank(tree, b, action, solver):
+    """Preference class of a root action for the final choice: 2 proven win, 1 unknown or proven
+    draw, 0 proven loss (for the root's side to move). Without the solver every action is 1."""
+    if not solver:
+        return 1
+    child = tree.children[b, ROOT, action]
+    if child == UNVISITED or not tree.proven[b, child]:
+        return 1
+    value = tree.exact_value[b, child]  # the child's side to move is the opponent
+    if value < 0.0:
+        return 2
+    if value > 0.0:
+        return 0
+    return 1
+
+
+@njit(cache=True)
+def choose_actions(tree, visits, ply, active, temperature, temperature_plies, solver, rng_states, actions):
+    """actions [B] int64: the move each active game plays (NO_ACTION for inactive games).
+
+    While ply < temperature_plies (and temperature > 0) the move is sampled with probability
+    proportional to visits ** (1 / temperature), from the game's own stream. Afterwards it is the
+    most visited move, ties to the lowest action index, no random draw; with the solver, among
+    the proven wins if there are any, else avoiding proven losses where another move was tried.
+    """
+    for b in range(visits.shape[0]):
+        if not active[b]:
+            actions[b] = NO_ACTION
+            continue
+        most = 0
+        for action in range(NUM_ACTIONS):
+            most = max(most, visits[b, action])
+        if ply[b] < temperature_plies and temperature > 0.0 and most > 0:
+            actions[b] = _sample_by_visits(visits, b, most, 1.0 / temperature, rng_states)
+            continue
+        best = PASS
+        best_rank = -1
+        best_visits = -1
+        for action in range(NUM_ACTIONS):
+            if visits[b, action] == 0:
+                continue
+            rank = _rank(tree, b, action, solver)
+            if rank > best_rank or (rank == best_rank and visits[b, action] > best_visits):
+                best = action
+                best_rank = rank
+                best_visits = visits[b, action]
+        actions[b] = best
+
+
+@njit(cache=True)
+def _sample_by_visits(visits, b, most, exponent, rng_states):
+    """An action drawn with probability proportional to visits ** exponent (scaled by the maximum
+    first, so large exponents cannot overflow)."""
+    total = 0.0
+    for action in range(NUM_ACTIONS):
+        if visits[b, action] > 0:
+            total += (visits[b, action] / most) ** exponent
+    threshold = next_uniform(rng_states, b) * total
+    running = 0.0
+    last = PASS
+    for action in range(NUM_ACTIONS):
+        if visits[b, action] > 0:
+            last = action
+            running += (visits[b, action] / most) ** exponent
+            if running > threshold:
+                return action
+    return last  # rounding left the threshold at the very top

@@ -1,0 +1,204 @@
+"""`BatchedSearch`: MCTS over B games at once, one evaluator call per step for all of them.
+
+A search call reads as the algorithm:
+
+  1. prepare the roots (reuse the tree when its root is the given position, else start fresh) and
+     evaluate the roots never evaluated;
+  2. mix Dirichlet noise into the root priors (when asked);
+  3. ceil(simulations / leaves_per_step) steps of `select_leaves` -> evaluator -> `expand` -> `backup`;
+  4. read the root's visit counts, value and the move to play (temperature schedule).
+
+Simulation budget (what "visits" means): a root's own evaluation is its first visit and is not a
+simulation (as in mctx); every simulation adds exactly one visit to one root child. So after a
+search `visits[b].sum() == simulations + reused_visits[b]`, where `reused_visits` is the root
+children's visit total carried over from earlier searches (via `advance`, or by searching the
+same position again), and 0 for a fresh tree. The policy target is `visits / visits.sum()`.
+
+Capacity: each game has `MCTSConfig.node_capacity` node slots. Every simulation opens at most one
+node, so a search needs `simulations` free slots; before searching, a reused tree larger than
+`capacity - simulations` nodes is trimmed to its oldest nodes (see `tree.compact_subtree`).
+The search therefore never runs out of nodes.
+
+Finished games must not be searched: an active game whose position is over raises ValueError.
+Inactive games are not touched, not evaluated, and report zeros and action NO_ACTION (-1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from alphazero.mcts.config import MCTSConfig
+from alphazero.mcts.evaluator import Evaluator
+from alphazero.mcts.kernels import backup, expand, select_leaves
+from alphazero.mcts.rng import seed_streams
+from alphazero.mcts.root import add_root_noise, choose_actions, restore_root_priors, root_child_visits, root_outputs
+from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
+from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
+
+
+@dataclass
+class SearchResult:
+    """Per game of the batch (inactive games: zeros and action NO_ACTION).
+
+    Attributes:
+      policy: [B, 65] float32. Root visit distribution, the training target.
+      visits: [B, 65] int32. Root children's visit counts (reused visits included).
+      root_value: [B] float32. Mean value of the root, from the side to move's view.
+      action: [B] int64. The move to play, chosen by the temperature schedule.
+      reused_visits: [B] int32. Visits the root's children already had before this search.
+    """
+
+    policy: np.ndarray
+    visits: np.ndarray
+    root_value: np.ndarray
+    action: np.ndarray
+    reused_visits: np.ndarray
+
+
+class BatchedSearch:
+    """MCTS for `num_games` games searched together; trees persist between moves (see `advance`).
+
+    Each game draws its randomness (root noise, temperature sampling) from its own stream seeded
+    with `seed + game index`, and its tree evolves from its own evaluations only. With an
+    evaluator that answers each position the same way in any batch, game b of a batch therefore
+    gets exactly the results of a one-game search seeded `seed + b` (for any leaves_per_step).
+    """
+
+    def __init__(self, config: MCTSConfig, evaluator: Evaluator, num_games: int, seed: int = 0):
+        if num_games < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        self.config = config
+        self.evaluator = evaluator
+        self.num_games = num_games
+        self.tree: Tree = allocate_tree(num_games, config.node_capacity)
+        self._rng_states = seed_streams(seed, num_games)
+        leaves = config.leaves_per_step
+        self._leaf_node = np.zeros((num_games, leaves), dtype=np.int32)
+        self._leaf_slot = np.zeros((num_games, leaves), dtype=np.int32)
+        self._eval_positions = np.zeros((num_games * leaves, 2), dtype=np.uint64)
+        self._eval_game = np.zeros(num_games * leaves, dtype=np.int32)
+        self._eval_node = np.zeros(num_games * leaves, dtype=np.int32)
+        self._new_index = np.zeros(config.node_capacity, dtype=np.int32)
+        self._saved_prior = np.zeros((num_games, NUM_ACTIONS), dtype=np.float32)
+        self._max_kept_nodes = config.node_capacity - config.simulations
+
+    def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
+               add_noise: bool = True) -> SearchResult:
+        """Run `config.simulations` simulations in every active game; see the module doc.
+
+        Args:
+          positions: [B, 2] uint64 (player, opponent), player to move.
+          ply: [B] int64. Plies played so far in each game (selects the temperature).
+          active: [B] bool or None (all active). Inactive games are skipped entirely.
+          add_noise: mix Dirichlet noise into the root priors (self-play), not the tree.
+        """
+        positions, ply, active = self._check_inputs(positions, ply, active)
+        cfg = self.config
+        tree = self.tree
+        count = prepare_roots(tree, positions, active, self._max_kept_nodes, self._new_index,
+                              self._eval_positions, self._eval_game, self._eval_node)
+        if count:
+            priors, values = self._evaluate(count)
+            expand(tree, self._eval_game, self._eval_node, priors, count)
+            record_root_values(tree, self._eval_game, self._eval_node, values, count)
+        visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
+        root_child_visits(tree, active, visits)
+        reused_visits = visits.sum(axis=1, dtype=np.int32)
+
+        noisy = add_noise and cfg.noise_fraction > 0
+        if noisy:
+            add_root_noise(tree, active, cfg.dirichlet_alpha, cfg.noise_fraction, self._rng_states,
+                           self._saved_prior)
+        try:
+            self._simulate(active)
+        finally:
+            if noisy:
+                restore_root_priors(tree, active, self._saved_prior)
+
+        root_child_visits(tree, active, visits)
+        policy = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.float32)
+        root_value = np.zeros(self.num_games, dtype=np.float32)
+        root_outputs(tree, active, visits, policy, root_value)
+        action = np.empty(self.num_games, dtype=np.int64)
+        choose_actions(tree, visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
+                       self._rng_states, action)
+        return SearchResult(policy=policy, visits=visits, root_value=root_value, action=action,
+                            reused_visits=reused_visits)
+
+    def advance(self, actions: np.ndarray) -> None:
+        """Play `actions` [B] in the trees: each played child's subtree becomes the game's tree.
+
+        Without `tree_reuse`, or when the move has no expanded child (never tried, not legal at
+        the root, the root's game is over), the game's tree is emptied and its next search starts
+        fresh. NO_ACTION (-1) leaves a game's tree as it is. Calling `advance` is optional: a search
+        on a position that is not the tree's root starts fresh by itself.
+        """
+        actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
+        if actions.shape[0] != self.num_games:
+            raise ValueError(f"advance: expected {self.num_games} actions, got shape {actions.shape}")
+        bad = advance_trees(self.tree, actions, self.config.tree_reuse, self._max_kept_nodes, self._new_index)
+        if bad >= 0:
+            raise ValueError(f"advance: action {int(actions[bad])} of game {bad} is not an action "
+                             f"(expected {NO_ACTION} for no move, or 0..{NUM_ACTIONS - 1}); no tree was changed")
+
+    def reset(self, index=None) -> None:
+        """Forget the trees of the games in `index` (an int, a sequence, or None for all)."""
+        if index is None:
+            self.tree.next_free[:] = 0
+        else:
+            self.tree.next_free[np.asarray(index, dtype=np.int64)] = 0
+
+    # ------------------------------------------------------------------------------------------
+
+    def _simulate(self, active: np.ndarray) -> None:
+        cfg = self.config
+        tree = self.tree
+        remaining = cfg.simulations
+        while remaining > 0:
+            leaves = min(cfg.leaves_per_step, remaining)
+            remaining -= leaves
+            count = select_leaves(tree, active, leaves, cfg.c_puct, cfg.fpu_reduction, cfg.virtual_loss,
+                                  self._leaf_node, self._leaf_slot, self._eval_positions, self._eval_game,
+                                  self._eval_node)
+            if count:
+                priors, values = self._evaluate(count)
+                expand(tree, self._eval_game, self._eval_node, priors, count)
+            else:
+                values = _NO_VALUES
+            backup(tree, active, leaves, self._leaf_node, self._leaf_slot, values, cfg.solver)
+
+    def _evaluate(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        priors, values = self.evaluator(self._eval_positions[:count].copy())
+        priors = np.ascontiguousarray(priors, dtype=np.float32)
+        values = np.ascontiguousarray(values, dtype=np.float32)
+        if priors.shape != (count, NUM_ACTIONS) or values.shape != (count,):
+            raise ValueError(f"evaluator returned priors {priors.shape} and values {values.shape} for "
+                             f"{count} positions; expected ({count}, {NUM_ACTIONS}) and ({count},)")
+        return priors, values
+
+    def _check_inputs(self, positions, ply, active):
+        b = self.num_games
+        positions = np.ascontiguousarray(positions, dtype=np.uint64)
+        if positions.shape != (b, 2):
+            raise ValueError(f"search: positions must have shape ({b}, 2), got {positions.shape}")
+        ply = np.ascontiguousarray(ply, dtype=np.int64).reshape(-1)
+        if ply.shape != (b,):
+            raise ValueError(f"search: ply must have shape ({b},), got {ply.shape}")
+        if active is None:
+            active = np.ones(b, dtype=np.bool_)
+        else:
+            active = np.ascontiguousarray(active, dtype=np.bool_).reshape(-1)
+            if active.shape != (b,):
+                raise ValueError(f"search: active must have shape ({b},), got {active.shape}")
+        finished = np.flatnonzero(is_game_over_batch(positions) & active)
+        if finished.size:
+            raise ValueError(f"search: games {finished.tolist()} are over (no legal move for either side); "
+                             f"mark them inactive instead of searching them")
+        return positions, ply, active
+
+
+_NO_VALUES = np.zeros(0, dtype=np.float32)
+
+__all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION"]
