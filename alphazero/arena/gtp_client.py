@@ -69,7 +69,8 @@ class GTPEngine:
         except OSError as err:
             raise GTPError(f"cannot start GTP engine {self.name!r}: {err}") from None
         threading.Thread(target=self._pump, args=(self.process.stdout, self._lines.put), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.process.stderr, self._stderr.append), daemon=True).start()
+        self._stderr_pump = threading.Thread(target=self._pump, args=(self.process.stderr, self._stderr.append), daemon=True)
+        self._stderr_pump.start()
 
     @staticmethod
     def _pump(stream, sink):
@@ -105,7 +106,7 @@ class GTPEngine:
             except queue.Empty:
                 self._fail(command, f"no complete answer within {self.timeout if timeout is None else timeout:g} s", lines)
             if line is None:
-                self._fail(command, "the engine closed its output (exited)", lines)
+                self._fail(command, "the engine closed its output (exited)", lines, exiting=True)
             if not lines and not line.strip():
                 continue  # blank lines between answers
             if line.strip() == "" and lines:
@@ -125,13 +126,18 @@ class GTPEngine:
         self.send(command)
         return self.receive(timeout)
 
-    def _fail(self, command: str, reason: str, lines: list[str]):
+    def _fail(self, command: str, reason: str, lines: list[str], exiting: bool = False):
         """Mark the channel unusable (it is out of step) and raise with everything we know."""
         self._broken = reason
+        if exiting:  # output closed: give the process a moment to exit and its stderr to drain
+            try:
+                self.process.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self._stderr_pump.join(timeout=0.5 if exiting else 0.05)
         exit_code = self.process.poll()
         status = f"exit code {exit_code}" if exit_code is not None else "still running"
         output = "\n".join(lines) if lines else "(nothing)"
-        time.sleep(0.05)  # let the stderr pump catch up with a dying process's last words
         stderr = "\n".join(line for line in list(self._stderr) if line is not None) or "(nothing)"
         self.kill()
         raise GTPError(

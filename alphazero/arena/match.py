@@ -33,8 +33,8 @@ from alphazero.othello.record import GameRecord
 class MatchResult:
     """Outcome of `play_match`, counted from player A's view.
 
-    games: one GameRecord per game (actions include the opening; metadata names black, white,
-    the opening, the pair index, and which player was A). seconds: wall time of the whole match;
+    games: one GameRecord per game (actions include the opening; metadata: black_player,
+    white_player, player_a, opening (transcript), opening_plies, pair, game, seed). seconds: wall time of the whole match;
     thinking_seconds: time spent inside each player's move calls, keyed by player name.
     """
 
@@ -137,11 +137,11 @@ def play_match(
     live = list(games)
     finished = 0
     while live:
-        for game in live:
-            while game.state.must_pass():
-                game.actions.append(PASS)
-                game.state = game.state.play(PASS)
         for is_a, player, name in ((True, player_a, names[0]), (False, player_b, names[1])):
+            for game in live:
+                if game.state.must_pass():  # the other side then has a move: one pass at most
+                    game.actions.append(PASS)
+                    game.state = game.state.play(PASS)
             waiting = [g for g in live if not g.state.is_over() and g.player_to_move_is_a() == is_a]
             if not waiting:
                 continue
@@ -224,8 +224,8 @@ def _tally(games, names, seconds, thinking, seed) -> MatchResult:
                 actions=game.actions,
                 black_margin=margin,
                 metadata={
-                    "black": black,
-                    "white": white,
+                    "black_player": black,
+                    "white_player": white,
                     "player_a": names[0],
                     "opening": opening_name(game.opening),
                     "opening_plies": len(game.opening),
@@ -238,13 +238,21 @@ def _tally(games, names, seconds, thinking, seed) -> MatchResult:
     return MatchResult(names[0], names[1], wins, draws, losses, records, seconds, wipeouts, thinking)
 
 
+def save_games_ggf(result: MatchResult, path) -> None:
+    """Write the match's games as GGF (one game per line, atomically) via `alphazero.data.ggf`;
+    players become PB/PW, the result RE."""
+    from alphazero.data.ggf import write_ggf
+
+    write_ggf(path, result.games, place="alphazero-arena")
+
+
 def save_games_transcripts(result: MatchResult, path) -> None:
     """One line per game: `black<TAB>white<TAB>black margin<TAB>transcript` (passes as `pa`),
     written atomically."""
     lines = ["# black\twhite\tblack_margin\ttranscript"]
     for record in result.games:
         lines.append(
-            f"{record.metadata['black']}\t{record.metadata['white']}\t{record.black_margin:+d}\t"
+            f"{record.metadata['black_player']}\t{record.metadata['white_player']}\t{record.black_margin:+d}\t"
             f"{format_transcript(record.actions, explicit_passes=True)}"
         )
     write_text_atomic(path, "\n".join(lines) + "\n")

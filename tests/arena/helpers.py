@@ -1,0 +1,86 @@
+"""Helpers for the arena tests: positions sampled from random games, a brute-force solver,
+scripted players and fake GTP engines."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import numpy as np
+
+from alphazero.arena.players import Player
+from alphazero.othello.game import GameState
+
+
+def random_game_states(games: int, seed: int) -> list[GameState]:
+    """Every position (unfinished) of `games` uniformly random games."""
+    rng = np.random.default_rng(seed)
+    states = []
+    for _ in range(games):
+        state = GameState.start()
+        while not state.is_over():
+            states.append(state)
+            legal = state.legal_actions()
+            state = state.play(legal[int(rng.integers(len(legal)))])
+    return states
+
+
+def sample_positions(count: int, seed: int, games: int = 120) -> list[GameState]:
+    """`count` unfinished positions from random games, every forced-pass position found included."""
+    states = random_game_states(games, seed)
+    forced = [s for s in states if s.must_pass()]
+    others = [s for s in states if not s.must_pass()]
+    rng = np.random.default_rng(seed + 1)
+    picked = [others[i] for i in rng.choice(len(others), size=max(count - len(forced), 0), replace=False)]
+    return forced + picked
+
+
+def solve(state: GameState) -> int:
+    """Exact final disc margin for the side to move under perfect play (plain minimax)."""
+    if state.is_over():
+        margin = state.black_margin()
+        return margin if state.black_to_move else -margin
+    return max(-solve(state.play(action)) for action in state.legal_actions())
+
+
+class ScriptedPlayer(Player):
+    """Plays the first legal action and records every batch it is asked about."""
+
+    def __init__(self, name="scripted", move=None):
+        self.name = name
+        self.batches: list[list[GameState]] = []
+        self.new_games = 0
+        self._move = move
+
+    def select_moves(self, states):
+        self.batches.append(list(states))
+        if self._move is not None:
+            return [self._move(state) for state in states]
+        return [state.legal_actions()[0] for state in states]
+
+    def new_game(self):
+        self.new_games += 1
+
+
+def fake_engine(script_body: str) -> str:
+    """A GTP engine command: Python reading commands from stdin and running `script_body`, where
+    `command` is the command line and `reply(text)` answers `= text`."""
+    program = textwrap.dedent(
+        """
+        import sys
+        def reply(text=""):
+            sys.stdout.write("= " + text + "\\n\\n")
+            sys.stdout.flush()
+        for line in sys.stdin:
+            command = line.strip()
+            if not command:
+                continue
+            name = command.split()[0]
+            if name == "quit":
+                reply()
+                break
+        """
+    ) + textwrap.indent(textwrap.dedent(script_body), " " * 4)
+    import shlex
+
+    return f"{shlex.quote(sys.executable)} -c {shlex.quote(program)}"

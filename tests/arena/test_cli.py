@@ -1,0 +1,68 @@
+"""`python -m alphazero.arena`: a match prints one JSON line; a ladder writes a markdown table."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from alphazero.arena.__main__ import main
+from alphazero.arena.ladder import play_ladder
+from alphazero.arena.players import AlphaBetaPlayer, GreedyPlayer, RandomPlayer
+
+
+def test_match_command_prints_one_json_line_with_the_results(tmp_path):
+    games = tmp_path / "games.ggf"
+    completed = subprocess.run(
+        [sys.executable, "-m", "alphazero.arena", "alphabeta:depth=1", "random:seed=2", "--pairs", "3",
+         "--opening-plies", "3", "--seed", "5", "--save-ggf", str(games)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.strip().splitlines()
+    assert len(lines) == 1
+    result = json.loads(lines[0])
+    for key in ("wins", "draws", "losses", "score", "elo_diff", "elo_ci95", "games_per_second", "wipeouts"):
+        assert key in result
+    assert result["wins"] + result["draws"] + result["losses"] == 6
+    assert games.read_text().count("(;GM[Othello]") == 6
+
+
+def test_ladder_command_writes_scores_and_fitted_elo_as_markdown(tmp_path, capsys):
+    out = tmp_path / "ladder.md"
+    assert main(["ladder", "random", "greedy", "alphabeta:depth=2", "--pairs", "3", "--out", str(out)]) == 0
+    report = out.read_text()
+    assert report.splitlines()[0].startswith("| rank | player | Elo |")
+    assert "alphabeta(depth=2)" in report and "greedy" in report and "random(seed=0)" in report
+    assert "(wins-draws-losses)" in report
+    printed = capsys.readouterr().out.strip().splitlines()
+    ratings = json.loads(printed[-1])
+    assert set(ratings) == {"random(seed=0)", "greedy", "alphabeta(depth=2)"}
+    assert abs(sum(ratings.values())) < 1.0
+
+
+def test_ladder_ranks_the_stronger_player_first_and_tables_agree():
+    ladder = play_ladder([RandomPlayer(seed=1), AlphaBetaPlayer(depth=2), GreedyPlayer()], num_pairs=4, seed=2)
+    points, games, record = ladder.tables()
+    assert (games + games.T == 2 * games).all() and games[0, 1] == 8
+    assert (points + points.T)[0, 1] == 8
+    assert ladder.ratings[1] == max(ladder.ratings)
+    assert ladder.to_markdown().splitlines()[2].startswith("| 1 | alphabeta(depth=2)")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["greedy"], "the following arguments are required"),
+        (["greedy", "random"], "--pairs"),
+        (["greedy", "random", "--pairs", "0"], "must be >= 1"),
+        (["greedy", "minimax", "--pairs", "2"], "unknown player kind 'minimax'"),
+        (["greedy", "random", "--pairs", "20", "--opening-plies", "1"], "distinct 1-ply openings"),
+        (["ladder", "greedy", "--pairs", "2"], "at least 2 players"),
+    ],
+)
+def test_bad_arguments_exit_with_status_2_and_a_clear_message(argv, message, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert message in capsys.readouterr().err

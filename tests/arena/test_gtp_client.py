@@ -1,0 +1,232 @@
+"""GTP client: fake engines for the failure paths (no GRhino needed), GRhino for the real quirks."""
+
+import numpy as np
+import pytest
+
+from alphazero.arena.gtp_client import (
+    GTPEngine,
+    GTPError,
+    parse_score,
+    parse_showboard,
+    parse_vertex,
+    verify_board_convention,
+)
+from alphazero.arena.match import play_match
+from alphazero.arena.openings import random_openings
+from alphazero.arena.players import AlphaBetaPlayer, GameInProgress, GTPPlayer, make_player
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import BLACK, WHITE, GameState
+from alphazero.othello.notation import parse_square
+
+from tests.arena.helpers import fake_engine, random_game_states
+
+# ----------------------------------------------------------------------------------------------
+# Parsing and failure paths, with scripted engines
+
+
+def test_vertices_parse_in_either_case_and_pass_in_lower_case():
+    assert parse_vertex("E6") == parse_vertex("e6") == parse_square("e6")
+    assert parse_vertex("pass") == parse_vertex("PASS") == PASS
+    with pytest.raises(GTPError, match="'resign'"):
+        parse_vertex("resign")
+
+
+def test_final_score_parses_black_and_white_margins():
+    assert parse_score("B+10") == 10
+    assert parse_score("W+4") == -4
+    assert parse_score("0") == 0
+    with pytest.raises(GTPError, match="final_score"):
+        parse_score("cannot score")
+
+
+def test_a_garbled_answer_names_the_command_and_the_output():
+    engine = GTPEngine(fake_engine('print("hello there", flush=True); print(flush=True)'), timeout=5)
+    with pytest.raises(GTPError, match=r"(?s)failed on 'boardsize 8'.*does not start with '=' or '\?'.*hello there"):
+        engine.setup()
+    with pytest.raises(GTPError, match="unusable"):
+        engine.clear_board()
+
+
+def test_a_dying_engine_reports_the_command_exit_code_and_stderr():
+    body = """
+    if name == "genmove":
+        sys.stderr.write("boom: out of memory\\n"); sys.stderr.flush(); sys.exit(3)
+    reply("false" if name == "known_command" else "")
+    """
+    engine = GTPEngine(fake_engine(body), timeout=5)
+    engine.setup()
+    with pytest.raises(GTPError, match=r"(?s)'genmove black'.*exited.*exit code 3.*boom: out of memory"):
+        engine.genmove(BLACK)
+
+
+def test_a_silent_engine_times_out_with_a_clear_error():
+    body = """
+    if name == "genmove":
+        import time; time.sleep(30)
+    reply()
+    """
+    engine = GTPEngine(fake_engine(body), timeout=0.5)
+    engine.setup()
+    with pytest.raises(GTPError, match=r"'genmove white'.*no complete answer within 0.5 s"):
+        engine.genmove(WHITE)
+    assert engine.process.poll() is not None, "a timed-out engine is killed"
+
+
+def test_a_rejected_command_is_a_gtp_error_quoting_the_answer():
+    engine = GTPEngine(fake_engine('reply() if name != "play" else print("? illegal move\\n", flush=True)'), timeout=5)
+    engine.setup()
+    with pytest.raises(GTPError, match=r"rejected 'play black C4': 'illegal move'"):
+        engine.play(BLACK, parse_square("c4"))
+    engine.quit()
+
+
+def test_a_move_our_rules_reject_names_the_move_our_position_and_the_engine_board():
+    body = """
+    answers = {"known_command": "false", "genmove": "A1", "showboard": "the engine's own board"}
+    reply(answers.get(name, ""))
+    """
+    player = GTPPlayer(fake_engine(body), timeout=5)
+    with pytest.raises(GTPError, match=r"(?s)genmove black with a1, which our rules reject \(legal: d3 c4 f5 e6\).*"
+                       r"Next move: Black.*the engine's own board"):
+        player.select_move(GameState.start())
+    player.close()
+
+
+def test_an_engine_with_other_coordinates_is_refused_at_start():
+    rows = {4: ". . . X O . . .", 5: ". . . O X . . ."}  # the start mirrored left-right
+    board = "\\n".join(["    a b c d e f g h"] + [f"  {r} " + rows.get(r, ". " * 7 + ".") for r in range(1, 9)])
+    body = f"""
+    if name == "known_command":
+        reply("true")
+    elif name == "showboard":
+        reply("Next move: Black\\n" + "{board}")
+    else:
+        reply()
+    """
+    with pytest.raises(GTPError, match="does not share our board convention after clear_board"):
+        GTPPlayer(fake_engine(body), timeout=5)
+
+
+def test_showboard_text_parses_into_a_position():
+    text = "Next move: White\n    a b c d e f g h\n" + "\n".join(
+        f"  {r} " + ({4: ". . X X X . . .", 5: ". . . X O . . ."}.get(r, ". . . . . . . .")) for r in range(1, 9)
+    )
+    assert parse_showboard(text) == GameState.start().play(parse_square("c4"))
+    assert parse_showboard("= nothing like a board") is None
+
+
+# ----------------------------------------------------------------------------------------------
+# GRhino
+
+
+def _rhino(path, level=1):
+    return f"{path} -l {level} -r 0 -b 0"
+
+
+@pytest.mark.grhino
+def test_grhino_shares_our_squares_and_colours(gtp_rhino):
+    with GTPEngine(_rhino(gtp_rhino)) as engine:
+        engine.setup()
+        assert parse_showboard(engine.showboard()) == GameState.start()
+        engine.play(BLACK, parse_square("c4"))
+        assert parse_showboard(engine.showboard()) == GameState.start().play(parse_square("c4"))
+        verify_board_convention(engine)  # the same check GTPPlayer runs at start
+
+
+@pytest.mark.grhino
+def test_grhino_quirks_passes_rejected_and_pass_for_the_colour_not_on_move(gtp_rhino):
+    with GTPEngine(_rhino(gtp_rhino)) as engine:
+        engine.setup()
+        with pytest.raises(GTPError, match="rejected 'play black pass'"):
+            engine.command("play black pass")
+        with pytest.raises(ValueError, match="passes are not sent"):
+            engine.play(BLACK, PASS)
+        assert engine.genmove(WHITE) == PASS  # white is not on move: GRhino says pass, not an error
+        move = engine.genmove(BLACK)  # answered upper case, e.g. "= C4"
+        assert GameState.start().is_legal(move)
+
+
+@pytest.mark.grhino
+def test_grhino_self_play_from_a_random_opening_ends_with_our_final_margin(gtp_rhino):
+    opening = random_openings(1, 6, seed=3)[0]
+    state = GameState.start()
+    with GTPEngine(_rhino(gtp_rhino)) as engine:
+        engine.setup()
+        for action in opening:
+            engine.play(state.color_to_move, action)
+            state = state.play(action)
+        while not state.is_over():
+            if state.must_pass():
+                state = state.play(PASS)  # the engine skips the side by itself
+                continue
+            move = engine.genmove(state.color_to_move)
+            assert state.is_legal(move), (move, state)
+            state = state.play(move)
+        assert engine.final_score() == state.black_margin()
+
+
+def _game_with_a_pass(seed):
+    """(start, actions up to just after a forced pass) from the random games of `seed`."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state, actions = GameState.start(), []
+        while not state.is_over():
+            action = state.legal_actions()[int(rng.integers(len(state.legal_actions())))]
+            actions.append(action)
+            state = state.play(action)
+            if action == PASS and not state.is_over():
+                return actions, state
+
+
+@pytest.mark.grhino
+def test_grhino_plays_around_a_forced_pass_it_is_never_told_about(gtp_rhino):
+    actions, state = _game_with_a_pass(seed=21)  # ... C plays, D passes; C to move again
+    follow_up = state.legal_actions()[0]
+    after = state.play(follow_up)
+    assert not after.is_over() and not after.must_pass(), "seed 21: a pass at ply 9, the game goes on"
+    player = GTPPlayer(_rhino(gtp_rhino))
+    try:
+        # GRhino is C, moving right after the pass: told C's last move, then asked for C again.
+        move = player.select_moves_in_games([GameInProgress(GameState.start(), tuple(actions), state)])[0]
+        assert state.is_legal(move) and move != PASS
+        # GRhino is D, after C moved twice in a row: replayed as two consecutive `play C ...`.
+        history = GameInProgress(GameState.start(), tuple(actions) + (follow_up,), after)
+        assert after.is_legal(player.select_moves_in_games([history])[0])
+        # A forced pass is answered by the player itself, without asking the engine.
+        forced = [s for s in random_game_states(30, seed=9) if s.must_pass()][0]
+        assert player.select_move(forced) == PASS
+    finally:
+        player.close()
+
+
+@pytest.mark.grhino
+def test_grhino_follows_a_game_given_only_positions_one_move_at_a_time(gtp_rhino):
+    """The way a terminal or GTP front end uses a player: select_move(state) per turn, no history."""
+    gtp = GTPPlayer(_rhino(gtp_rhino))
+    opponent = AlphaBetaPlayer(depth=1)
+    try:
+        for opening in random_openings(2, 3, seed=11):
+            gtp.new_game()
+            state = GameState.start()
+            for action in opening:
+                state = state.play(action)
+            while not state.is_over():
+                mover = gtp if state.black_to_move else opponent
+                move = mover.select_move(state)
+                assert state.is_legal(move)
+                state = state.play(move)
+    finally:
+        gtp.close()
+
+
+@pytest.mark.grhino
+def test_a_short_match_against_grhino_level_1_through_the_arena(gtp_rhino):
+    grhino = make_player(f'gtp:"{_rhino(gtp_rhino)}",processes=2')
+    try:
+        result = play_match(AlphaBetaPlayer(depth=2), grhino, num_pairs=2, seed=6)
+    finally:
+        grhino.close()
+    assert result.num_games == 4 and result.wins + result.draws + result.losses == 4
+    for record in result.games:
+        assert record.final_state().is_over()
+    assert result.summary()["player_b"].startswith("gtp(")
