@@ -1,12 +1,12 @@
 """The `smoke` preset end to end: games fill the buffer, the loss falls, checkpoints are written,
 the arena runs, and `run.resume=true` continues the counters."""
 
-from pathlib import Path
+import subprocess
 
-from alphazero.nn.checkpoint import load_checkpoint, load_network
+from alphazero.nn.checkpoint import load_network
 from alphazero.replay.buffer import ReplayBuffer
 
-from .helpers import latest_state, run_training, scalars
+from .helpers import latest_state, run_training, scalars, train_command
 
 
 def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
@@ -32,6 +32,9 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     assert scalars(run_dir, "arena/score")
     assert scalars(run_dir, "selfplay/positions_per_second")
 
+    refused = subprocess.run(train_command(run_dir), capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "run.resume=true" in refused.stderr
+
     run_training(run_dir, "run.resume=true", "run.max_iterations=4")
     resumed = latest_state(run_dir)
     assert resumed["iteration"] == 4
@@ -39,14 +42,3 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games == 4 * 8
     assert "resumed" in (run_dir / "log.txt").read_text()
 
-
-def test_new_run_refuses_a_directory_holding_a_run(tmp_path):
-    import subprocess
-
-    from .helpers import train_command
-
-    run_dir = tmp_path / "run"
-    run_training(run_dir, "run.max_iterations=1")
-    proc = subprocess.run(train_command(run_dir, "run.max_iterations=1"), capture_output=True, text=True, timeout=120)
-    assert proc.returncode != 0
-    assert "run.resume=true" in proc.stderr
