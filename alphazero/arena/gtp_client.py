@@ -29,11 +29,11 @@ import threading
 import time
 
 from alphazero.othello.bitboard import PASS
-from alphazero.othello.game import BLACK, GameState
+from alphazero.othello.game import BLACK, WHITE, GameState
 from alphazero.othello.notation import NotationError, parse_square, square_name
 
 DEFAULT_TIMEOUT = 60.0
-COLOR_NAMES = {BLACK: "black", 1: "white"}
+COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 
 
 class GTPError(RuntimeError):
@@ -290,7 +290,7 @@ def draw_board(state: GameState) -> str:
         cells = []
         for col in range(8):
             owner = state.square(row * 8 + col)
-            cells.append("X" if owner == BLACK else "O" if owner == 1 else ".")
+            cells.append("X" if owner == BLACK else "O" if owner == WHITE else ".")
         lines.append(f"  {row + 1} " + " ".join(cells))
     return "\n".join(lines)
 

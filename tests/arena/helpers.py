@@ -3,6 +3,7 @@ scripted players and fake GTP engines."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 import textwrap
 
@@ -81,6 +82,4 @@ def fake_engine(script_body: str) -> str:
                 break
         """
     ) + textwrap.indent(textwrap.dedent(script_body), " " * 4)
-    import shlex
-
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(program)}"

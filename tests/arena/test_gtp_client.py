@@ -230,3 +230,28 @@ def test_a_short_match_against_grhino_level_1_through_the_arena(gtp_rhino):
     for record in result.games:
         assert record.final_state().is_over()
     assert result.summary()["player_b"].startswith("gtp(")
+
+
+def test_a_position_out_of_nowhere_needs_a_setup_command_the_engine_lacks():
+    body = """
+    reply({"known_command": "false", "genmove": "D3"}.get(name, ""))
+    """
+    midgame = [s for s in random_game_states(3, seed=2) if s.empties() == 40][0]
+    player = GTPPlayer(fake_engine(body), timeout=5)
+    try:
+        assert player.select_move(GameState.start()) == parse_square("d3")
+        with pytest.raises(GTPError, match="not reachable from the engine's game and the engine has no grhino-setup_board"):
+            player.select_move(midgame)
+    finally:
+        player.close()
+
+
+@pytest.mark.grhino
+def test_grhino_is_set_up_directly_on_a_position_with_no_known_history(gtp_rhino):
+    player = GTPPlayer(_rhino(gtp_rhino))
+    try:
+        for state in [s for s in random_game_states(4, seed=5) if not s.must_pass()][10::15]:
+            player.new_game()
+            assert state.is_legal(player.select_move(state)), state
+    finally:
+        player.close()
