@@ -41,23 +41,23 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
         for j in range(num_leaves):
             node = ROOT
             opened = False
-            while tree.status[b, node] == EXPANDED and (node == ROOT or not tree.proven[b, node]):
+            while tree.nodes[b, node].status == EXPANDED and (node == ROOT or not tree.nodes[b, node].proven):
                 action = puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss)
-                child = tree.children[b, node, action]
+                child = tree.edges[b, node, action].child
                 if child == UNVISITED:
-                    player, opponent = make_move(tree.position[b, node, 0], tree.position[b, node, 1], action)
+                    player, opponent = make_move(tree.nodes[b, node].player, tree.nodes[b, node].opponent, action)
                     child = open_node(tree, b, node, action, player, opponent)
-                    tree.children[b, node, action] = child
+                    tree.edges[b, node, action].child = child
                     opened = True
                 node = child
                 if opened:
                     break
             leaf_node[b, j] = node
-            if tree.proven[b, node]:
+            if tree.nodes[b, node].proven:
                 leaf_slot[b, j] = NO_SLOT
             elif opened:
-                eval_positions[count, 0] = tree.position[b, node, 0]
-                eval_positions[count, 1] = tree.position[b, node, 1]
+                eval_positions[count, 0] = tree.nodes[b, node].player
+                eval_positions[count, 1] = tree.nodes[b, node].opponent
                 eval_game[count] = b
                 eval_node[count] = node
                 leaf_slot[b, j] = count
@@ -69,8 +69,8 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
                         break
             up = node
             while up != NO_PARENT:
-                tree.in_flight[b, up] += 1
-                up = tree.parent[b, up]
+                tree.nodes[b, up].in_flight += 1
+                up = tree.nodes[b, up].parent
     return count
 
 
@@ -81,8 +81,8 @@ def expand(tree, eval_game, eval_node, priors, count):
         b = eval_game[m]
         node = eval_node[m]
         for action in range(NUM_ACTIONS):
-            tree.prior[b, node, action] = priors[m, action]
-        tree.status[b, node] = EXPANDED
+            tree.edges[b, node, action].prior = priors[m, action]
+        tree.nodes[b, node].status = EXPANDED
 
 
 @njit(cache=True)
@@ -93,9 +93,10 @@ def try_prove(tree, b, node):
     the result is known only when every action's child is proven, and is the best of them.
     Returns True if the node is proven now.
     """
-    if tree.status[b, node] != EXPANDED:
+    here = tree.nodes[b, node]
+    if here.status != EXPANDED:
         return False
-    moves = tree.legal[b, node]
+    moves = here.legal
     all_proven = True
     best = -2.0
     action = PASS
@@ -103,22 +104,21 @@ def try_prove(tree, b, node):
         if moves != ZERO:
             action = lowest_bit_index(moves)
             moves &= moves - ONE
-        child = tree.children[b, node, action]
-        if child == UNVISITED or not tree.proven[b, child]:
+        child = tree.edges[b, node, action].child
+        if child == UNVISITED or not tree.nodes[b, child].proven:
             all_proven = False
         else:
-            value = -tree.exact_value[b, child]
+            value = -tree.nodes[b, child].exact_value
             if value >= 1.0:
-                tree.proven[b, node] = True
-                tree.exact_value[b, node] = value
+                here.proven = True
+                here.exact_value = value
                 return True
-            if value > best:
-                best = value
+            best = max(best, value)
         if moves == ZERO:
             break
     if all_proven:
-        tree.proven[b, node] = True
-        tree.exact_value[b, node] = best
+        here.proven = True
+        here.exact_value = best
     return all_proven
 
 
@@ -138,15 +138,16 @@ def backup(tree, active, num_leaves, leaf_node, leaf_slot, values, solver):
             node = leaf_node[b, j]
             slot = leaf_slot[b, j]
             if slot == NO_SLOT:
-                value = np.float64(tree.exact_value[b, node])
+                value = np.float64(tree.nodes[b, node].exact_value)
             else:
                 value = np.float64(values[slot])
-            proving = solver and tree.proven[b, node]
+            proving = solver and tree.nodes[b, node].proven
             while node != NO_PARENT:
-                tree.visits[b, node] += 1
-                tree.value_sum[b, node] += value
-                tree.in_flight[b, node] -= 1
+                record = tree.nodes[b, node]
+                record.visits += 1
+                record.value_sum += value
+                record.in_flight -= 1
                 value = -value
-                node = tree.parent[b, node]
+                node = record.parent
                 if proving:
-                    proving = node != NO_PARENT and not tree.proven[b, node] and try_prove(tree, b, node)
+                    proving = node != NO_PARENT and not tree.nodes[b, node].proven and try_prove(tree, b, node)

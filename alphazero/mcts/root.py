@@ -22,8 +22,9 @@ def add_root_noise(tree, active, alpha, fraction, rng_states, saved_prior):
     for b in range(tree.next_free.shape[0]):
         if not active[b]:
             continue
-        saved_prior[b, :] = tree.prior[b, ROOT, :]
-        moves = tree.legal[b, ROOT]
+        for action in range(NUM_ACTIONS):
+            saved_prior[b, action] = tree.edges[b, ROOT, action].prior
+        moves = tree.nodes[b, ROOT].legal
         if moves == ZERO:
             continue  # a forced pass: noise over one action changes nothing
         total = 0.0
@@ -44,15 +45,16 @@ def add_root_noise(tree, active, alpha, fraction, rng_states, saved_prior):
             bits &= bits - ONE
             # All draws can underflow to 0 for a tiny alpha: fall back to uniform noise then.
             share = noise[action] / total if total > 0.0 else 1.0 / count
-            mixed = (1.0 - fraction) * tree.prior[b, ROOT, action] + fraction * share
-            tree.prior[b, ROOT, action] = np.float32(mixed)
+            edge = tree.edges[b, ROOT, action]
+            edge.prior = np.float32((1.0 - fraction) * edge.prior + fraction * share)
 
 
 @njit(cache=True)
 def restore_root_priors(tree, active, saved_prior):
     for b in range(tree.next_free.shape[0]):
         if active[b]:
-            tree.prior[b, ROOT, :] = saved_prior[b, :]
+            for action in range(NUM_ACTIONS):
+                tree.edges[b, ROOT, action].prior = saved_prior[b, action]
 
 
 @njit(cache=True)
@@ -63,9 +65,9 @@ def root_child_visits(tree, active, visits):
         if not active[b]:
             continue
         for action in range(NUM_ACTIONS):
-            child = tree.children[b, ROOT, action]
+            child = tree.edges[b, ROOT, action].child
             if child != UNVISITED:
-                visits[b, action] = tree.visits[b, child]
+                visits[b, action] = tree.nodes[b, child].visits
 
 
 @njit(cache=True)
@@ -83,10 +85,11 @@ def root_outputs(tree, active, visits, policy, root_value):
         if total > 0:
             for action in range(NUM_ACTIONS):
                 policy[b, action] = visits[b, action] / total
-        if tree.proven[b, ROOT]:
-            root_value[b] = tree.exact_value[b, ROOT]
+        root = tree.nodes[b, ROOT]
+        if root.proven:
+            root_value[b] = root.exact_value
         else:
-            root_value[b] = tree.value_sum[b, ROOT] / tree.visits[b, ROOT]
+            root_value[b] = root.value_sum / root.visits
 
 
 @njit(cache=True)
@@ -95,10 +98,10 @@ def _rank(tree, b, action, solver):
     draw, 0 proven loss (for the root's side to move). Without the solver every action is 1."""
     if not solver:
         return 1
-    child = tree.children[b, ROOT, action]
-    if child == UNVISITED or not tree.proven[b, child]:
+    child = tree.edges[b, ROOT, action].child
+    if child == UNVISITED or not tree.nodes[b, child].proven:
         return 1
-    value = tree.exact_value[b, child]  # the child's side to move is the opponent
+    value = tree.nodes[b, child].exact_value  # the child's side to move is the opponent
     if value < 0.0:
         return 2
     if value > 0.0:

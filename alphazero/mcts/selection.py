@@ -14,7 +14,7 @@ from alphazero.othello.bitboard import PASS
 from alphazero.mcts.tree import UNVISITED
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
     """The action maximising Q(s, a) + c_puct * P(s, a) * sqrt(N(s)) / (1 + N(s, a)) at an EXPANDED node.
 
@@ -25,32 +25,31 @@ def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
     An untried action (no child) has Q = node mean value - fpu_reduction (first-play urgency).
     Ties go to the lowest action index. A node with no legal square can only PASS.
     """
-    moves = tree.legal[b, node]
+    here = tree.nodes[b, node]
+    moves = here.legal
     if moves == ZERO:
         return PASS
-    parent_visits = tree.visits[b, node] + tree.in_flight[b, node]
-    sqrt_parent = math.sqrt(np.float64(parent_visits))
-    first_play_value = tree.value_sum[b, node] / tree.visits[b, node] - fpu_reduction
+    sqrt_parent = math.sqrt(np.float64(here.visits + here.in_flight))
+    first_play_value = here.value_sum / here.visits - fpu_reduction
     best_score = -np.inf
     best_action = PASS
     while moves:
         action = lowest_bit_index(moves)
         moves &= moves - ONE
-        child = tree.children[b, node, action]
-        if child == UNVISITED:
+        edge = tree.edges[b, node, action]
+        if edge.child == UNVISITED:
             child_visits = 0
             q = first_play_value
         else:
-            pending = tree.in_flight[b, child]
-            child_visits = tree.visits[b, child] + pending
-            if tree.proven[b, child]:
-                q = -np.float64(tree.exact_value[b, child])
+            child = tree.nodes[b, edge.child]
+            child_visits = child.visits + child.in_flight
+            if child.proven:
+                q = -np.float64(child.exact_value)
             elif child_visits == 0:
                 q = first_play_value
             else:
-                q = (-tree.value_sum[b, child] - virtual_loss * pending) / child_visits
-        prior = np.float64(tree.prior[b, node, action])
-        score = q + c_puct * prior * sqrt_parent / (1 + child_visits)
+                q = (-child.value_sum - virtual_loss * child.in_flight) / child_visits
+        score = q + c_puct * np.float64(edge.prior) * sqrt_parent / (1 + child_visits)
         if score > best_score:
             best_score = score
             best_action = action

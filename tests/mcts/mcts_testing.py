@@ -135,35 +135,36 @@ def tree_problems(tree, b: int, exact_visits: bool) -> list[str]:
     """
     problems = []
     used = int(tree.next_free[b])
+    nodes, children = tree.nodes[b], tree.edges["child"][b]
     if used > tree.capacity:
         problems.append(f"next_free {used} exceeds capacity {tree.capacity}")
     for node in range(used):
-        parent = int(tree.parent[b, node])
+        parent = int(nodes["parent"][node])
         if node == ROOT:
             if parent != NO_PARENT:
                 problems.append(f"root has parent {parent}")
         elif not 0 <= parent < node:
             problems.append(f"node {node} has parent {parent}")
-        elif tree.children[b, parent, tree.action_from_parent[b, node]] != node:
+        elif children[parent, nodes["action_from_parent"][node]] != node:
             problems.append(f"node {node} is not its parent's child")
-        if tree.in_flight[b, node] != 0:
-            problems.append(f"node {node} has in_flight {tree.in_flight[b, node]}")
+        if nodes["in_flight"][node] != 0:
+            problems.append(f"node {node} has in_flight {nodes['in_flight'][node]}")
         child_visits = 0
         for action in range(65):
-            child = int(tree.children[b, node, action])
+            child = int(children[node, action])
             if child == UNVISITED:
                 continue
-            child_visits += int(tree.visits[b, child])
-            if not node < child < used or tree.parent[b, child] != node:
+            child_visits += int(nodes["visits"][child])
+            if not node < child < used or nodes["parent"][child] != node:
                 problems.append(f"node {node} action {action} links to bad child {child}")
-            expected = make_move(tree.position[b, node, 0], tree.position[b, node, 1], action)
-            if (tree.position[b, child, 0], tree.position[b, child, 1]) != expected:
+            expected = make_move(nodes["player"][node], nodes["opponent"][node], action)
+            if (nodes["player"][child], nodes["opponent"][child]) != expected:
                 problems.append(f"node {node} action {action}: child position differs from the move's")
-        status = tree.status[b, node]
+        status = nodes["status"][node]
         if status == EXPANDED:
-            own = int(tree.visits[b, node]) - child_visits
+            own = int(nodes["visits"][node]) - child_visits
             if own < 1 or (exact_visits and own != 1):
-                problems.append(f"node {node}: visits {tree.visits[b, node]} vs children {child_visits}")
+                problems.append(f"node {node}: visits {nodes['visits'][node]} vs children {child_visits}")
         elif status == TERMINAL and child_visits:
             problems.append(f"terminal node {node} has children")
     return problems

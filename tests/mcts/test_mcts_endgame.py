@@ -77,10 +77,10 @@ def test_solver_proofs_agree_with_the_exact_solver():
     tree = search.tree
     proven_interior = 0
     for b, (state, values) in enumerate(cases):
-        for node in np.flatnonzero(tree.proven[b, : tree.next_free[b]])[:60]:
-            exact = solve(int(tree.position[b, node, 0]), int(tree.position[b, node, 1]))
-            assert tree.exact_value[b, node] == exact
-            proven_interior += tree.status[b, node] == 1
-        if tree.proven[b, 0]:
+        for node in np.flatnonzero(tree.nodes["proven"][b, : tree.next_free[b]])[:60]:
+            exact = solve(int(tree.nodes["player"][b, node]), int(tree.nodes["opponent"][b, node]))
+            assert tree.nodes["exact_value"][b, node] == exact
+            proven_interior += tree.nodes["status"][b, node] == 1
+        if tree.nodes["proven"][b, 0]:
             assert result.root_value[b] == max(values.values())
     assert proven_interior > 0

@@ -73,9 +73,9 @@ def test_tree_reuse_keeps_the_played_subtree_and_its_visits():
     tree = search.tree
     kept = []
     for b in range(4):
-        child = tree.children[b, ROOT, first.action[b]]
-        kept.append({a: int(tree.visits[b, tree.children[b, child, a]])
-                     for a in range(65) if tree.children[b, child, a] != UNVISITED})
+        child = tree.edges["child"][b, ROOT, first.action[b]]
+        kept.append({a: int(tree.nodes["visits"][b, tree.edges["child"][b, child, a]])
+                     for a in range(65) if tree.edges["child"][b, child, a] != UNVISITED})
     search.advance(first.action)
     after = make_move_batch(positions, first.action)
     second = search.search(after, np.ones(4, dtype=np.int64), add_noise=False)
@@ -169,13 +169,13 @@ def test_dirichlet_noise_touches_only_the_root_only_when_asked_and_is_undone():
         seen["calls"] += 1
         for b in range(3):
             used = int(tree.next_free[b])
-            nodes = [n for n in range(used) if tree.status[b, n] == 1]  # EXPANDED
-            priors, _ = clean(tree.position[b, nodes])
+            nodes = [n for n in range(used) if tree.nodes["status"][b, n] == 1]  # EXPANDED
+            priors, _ = clean(np.stack([tree.nodes["player"][b, nodes], tree.nodes["opponent"][b, nodes]], axis=1))
             for index, node in enumerate(nodes):
                 if node == ROOT:
-                    seen["root_differs"] += not np.array_equal(tree.prior[b, ROOT], priors[index])
+                    seen["root_differs"] += not np.array_equal(tree.edges["prior"][b, ROOT], priors[index])
                 else:
-                    np.testing.assert_array_equal(tree.prior[b, node], priors[index])
+                    np.testing.assert_array_equal(tree.edges["prior"][b, node], priors[index])
 
     for add_noise in (False, True):
         seen.update(root_differs=0, calls=0)
@@ -184,7 +184,7 @@ def test_dirichlet_noise_touches_only_the_root_only_when_asked_and_is_undone():
         expected = 3 * (seen["calls"] - 1) if add_noise else 0  # the first call evaluates the roots
         assert seen["root_differs"] == expected
         root_priors, _ = clean(positions)
-        np.testing.assert_array_equal(search.tree.prior[:, ROOT], root_priors)
+        np.testing.assert_array_equal(search.tree.edges["prior"][:, ROOT], root_priors)
 
 
 def test_without_noise_and_temperature_the_seed_does_not_matter():
@@ -244,10 +244,10 @@ def test_finished_games_inside_the_tree_are_scored_exactly_not_evaluated():
     search.search(positions, np.zeros(len(states)))
     assert not is_game_over_batch(recorder.positions).any()
     tree = search.tree
-    terminal = tree.status == 2
+    terminal = tree.nodes["status"] == 2
     assert terminal.any()
     for b, node in zip(*np.nonzero(terminal)):
-        assert tree.value_sum[b, node] == tree.visits[b, node] * tree.exact_value[b, node]
+        assert tree.nodes["value_sum"][b, node] == tree.nodes["visits"][b, node] * tree.nodes["exact_value"][b, node]
 
 
 @pytest.mark.parametrize("leaves", [1, 4])
