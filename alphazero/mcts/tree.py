@@ -81,7 +81,8 @@ class Tree(NamedTuple):
       next_free: [B] int32. First unused node slot; 0 means the game has no tree (not even a root).
 
     Kernels read records (`tree.nodes[b, n].visits`); Python readers can take one field of every
-    node as a plain array view (`tree.nodes["visits"]` is int32[B, N]).
+    node as a plain array view (`tree.nodes["visits"]` is int32[B, N]), and the most read ones as
+    the properties `visits`, `value_sum` ([B, N]), `prior` and `children` ([B, N, 65]).
     """
 
     nodes: np.ndarray
@@ -95,6 +96,22 @@ class Tree(NamedTuple):
     @property
     def capacity(self) -> int:
         return self.nodes.shape[1]
+
+    @property
+    def visits(self) -> np.ndarray:
+        return self.nodes["visits"]
+
+    @property
+    def value_sum(self) -> np.ndarray:
+        return self.nodes["value_sum"]
+
+    @property
+    def prior(self) -> np.ndarray:
+        return self.edges["prior"]
+
+    @property
+    def children(self) -> np.ndarray:
+        return self.edges["child"]
 
 
 def allocate_tree(num_games: int, capacity: int) -> Tree:

@@ -302,3 +302,13 @@ def test_inputs_of_the_wrong_shape_are_reported():
         search.search(np.zeros((3, 2), dtype=np.uint64), np.zeros(3))
     with pytest.raises(ValueError, match=r"ply must have shape \(2,\)"):
         search.search(np.tile([START_BLACK, START_WHITE], (2, 1)), np.zeros(3))
+
+
+def test_tree_field_properties_are_views_of_the_node_and_edge_records():
+    search = BatchedSearch(config(simulations=10), UniformEvaluator(), 2)
+    search.search(np.tile(np.array([START_BLACK, START_WHITE], dtype=np.uint64), (2, 1)), np.zeros(2))
+    tree = search.tree
+    assert tree.visits.shape == (2, tree.capacity) and tree.children.shape == (2, tree.capacity, 65)
+    assert np.shares_memory(tree.visits, tree.nodes) and np.shares_memory(tree.prior, tree.edges)
+    assert tree.visits[0, ROOT] == 11 and tree.value_sum[0, ROOT] == 0.0
+    np.testing.assert_array_equal(np.flatnonzero(tree.children[0, ROOT] != UNVISITED), [19, 26, 37, 44])
