@@ -5,6 +5,19 @@ from dataclasses import dataclass, field
 
 from alphazero.validation import require, require_choice
 
+# Distinct positions after k plies from the start (transpositions merged): the most distinct
+# openings the arena can pair for a given opening length.
+_DISTINCT_OPENINGS = {0: 1, 1: 4, 2: 12, 3: 54, 4: 236}
+
+
+def _require_enough_openings(group: str, pairs: int, plies: int) -> None:
+    available = _DISTINCT_OPENINGS.get(plies)
+    if available is not None and pairs > available:
+        raise ValueError(
+            f"{group}.pairs={pairs} needs {pairs} distinct openings but only {available} exist after "
+            f"{plies} plies; raise {group}.opening_plies or lower {group}.pairs"
+        )
+
 
 @dataclass
 class TrainConfig:
@@ -70,6 +83,7 @@ class ArenaConfig:
         require(0 <= self.opening_plies <= 20, "arena.opening_plies", self.opening_plies, "in 0..20")
         require(self.simulations >= 0, "arena.simulations", self.simulations, ">= 0")
         require(0 < self.threshold <= 1, "arena.threshold", self.threshold, "in (0, 1]")
+        _require_enough_openings("arena", self.pairs, self.opening_plies)
 
 
 @dataclass
@@ -87,6 +101,7 @@ class EvalConfig:
         require(self.pairs >= 1, "eval.pairs", self.pairs, ">= 1")
         require(self.simulations >= 0, "eval.simulations", self.simulations, ">= 0")
         require(0 <= self.opening_plies <= 20, "eval.opening_plies", self.opening_plies, "in 0..20")
+        _require_enough_openings("eval", self.pairs, self.opening_plies)
 
 
 @dataclass

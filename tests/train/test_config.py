@@ -5,7 +5,7 @@ import sys
 
 import pytest
 from hydra import compose, initialize_config_dir
-from omegaconf.errors import ConfigAttributeError, ConfigKeyError, ValidationError
+from hydra.errors import ConfigCompositionException
 
 from alphazero.config import Config, register_configs, to_typed
 from alphazero.train.__main__ import CONF_DIR
@@ -39,15 +39,16 @@ def test_override_changes_value():
 
 
 def test_unknown_key_fails_with_its_name():
-    with pytest.raises((ConfigAttributeError, ConfigKeyError)) as err:
+    with pytest.raises(ConfigCompositionException) as err:
         _compose(["mcts.simulation=200"])
-    assert "simulation" in str(err.value)
+    assert "mcts.simulation" in str(err.value)
 
 
 def test_wrong_type_fails_with_its_name():
-    with pytest.raises(ValidationError) as err:
+    with pytest.raises(ConfigCompositionException) as err:
         _compose(["mcts.simulations=many"])
-    assert "simulations" in str(err.value)
+    assert "mcts.simulations" in str(err.value)
+    assert "many" in str(err.value.__cause__)
 
 
 def test_negative_simulations_fail_with_the_key():
@@ -79,3 +80,9 @@ def test_command_line_unknown_key_exits_fast(tmp_path):
     )
     assert proc.returncode != 0
     assert "wokers" in proc.stderr
+
+
+def test_more_arena_pairs_than_distinct_openings_fails_naming_both_keys():
+    with pytest.raises(ValueError) as err:
+        to_typed(_compose(["arena.pairs=20", "arena.opening_plies=2"]))
+    assert "arena.pairs" in str(err.value) and "arena.opening_plies" in str(err.value)
