@@ -17,7 +17,9 @@ same position again), and 0 for a fresh tree. The policy target is `visits / vis
 Capacity: each game has `MCTSConfig.node_capacity` node slots. Every simulation opens at most one
 node, so a search needs `simulations` free slots; before searching, a reused tree larger than
 `capacity - simulations` nodes is trimmed to its oldest nodes (see `tree.compact_subtree`).
-The search therefore never runs out of nodes.
+The search therefore never runs out of nodes. Memory: 576 bytes per node slot (a 56-byte node
+record and 65 8-byte edge records), so B * node_capacity * 576 bytes in all (256 games at 800
+simulations with the default reuse headroom: about 236 MB).
 
 Finished games must not be searched: an active game whose position is over raises ValueError.
 Inactive games are not touched, not evaluated, and report zeros and action NO_ACTION (-1).
@@ -45,8 +47,10 @@ class SearchResult:
     Attributes:
       policy: [B, 65] float32. Root visit distribution, the training target.
       visits: [B, 65] int32. Root children's visit counts (reused visits included).
-      root_value: [B] float32. Mean value of the root, from the side to move's view.
-      action: [B] int64. The move to play, chosen by the temperature schedule.
+      root_value: [B] float32. Mean value of the root from the side to move's view (its exact
+        result instead once the solver has proven it).
+      action: [B] int64. The move to play, chosen by the temperature schedule (see
+        `root.choose_actions`).
       reused_visits: [B] int32. Visits the root's children already had before this search.
     """
 
