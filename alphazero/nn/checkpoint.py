@@ -66,6 +66,7 @@ def save_checkpoint(path, net: AlphaZeroNet, extra: dict | None = None, optimize
     safely. The optimizer and scheduler states are checked the same way.
     """
     path = Path(path)
+    net = getattr(net, "_orig_mod", net)  # a torch.compile wrapper: save the module it wraps
     payload = {
         "format_version": CHECKPOINT_FORMAT_VERSION,
         "model_config": net.cfg.to_dict(),

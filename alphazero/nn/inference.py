@@ -22,6 +22,7 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
 from __future__ import annotations
 
 import contextlib
+import operator
 
 import numpy as np
 import torch
@@ -32,6 +33,7 @@ from alphazero.nn.model import fuse_for_inference, masked_softmax
 from alphazero.othello.bitboard import NUM_ACTIONS
 
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+_VERSION = operator.attrgetter("_version")
 
 
 def resolve_device(name: str | torch.device = "auto") -> torch.device:
@@ -111,6 +113,7 @@ class NetworkEvaluator:
         if self.channels_last:
             model = model.to(memory_format=torch.channels_last)
         self._model = model
+        self._tracked_tensors = list(self.net.parameters()) + list(self.net.buffers())
         self._weights_version = self._current_weights_version()
 
     def _current_weights_version(self) -> int:
@@ -120,7 +123,7 @@ class NetworkEvaluator:
         place anyway); such a net is treated as frozen.
         """
         try:
-            return sum(t._version for t in self.net.parameters()) + sum(t._version for t in self.net.buffers())
+            return sum(map(_VERSION, self._tracked_tensors))  # ~5 us for 70 tensors
         except RuntimeError:
             return -1
 
