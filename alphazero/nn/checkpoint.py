@@ -30,6 +30,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from alphazero.faults.hooks import fault_point
 from alphazero.nn.config import ModelConfig
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.model import AlphaZeroNet
@@ -84,6 +85,7 @@ def save_checkpoint(path, net: AlphaZeroNet, extra: dict | None = None, optimize
             torch.save(payload, handle)
             handle.flush()
             os.fsync(handle.fileno())
+        fault_point("checkpoint_write", path)
         os.replace(temp_name, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

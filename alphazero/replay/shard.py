@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from alphazero.faults.hooks import fault_point
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, is_legal, make_move
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
@@ -317,6 +318,7 @@ def save_shard(path: str | os.PathLike, data: ShardData) -> Path:
             np.savez_compressed(handle, **arrays)
             handle.flush()
             os.fsync(handle.fileno())
+        fault_point("shard_write", tmp)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from alphazero.faults.hooks import fault_point
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves_batch, make_move_batch, is_game_over_batch
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
@@ -77,6 +78,7 @@ class SelfPlayRunner:
             start_slot(i)
 
         while len(finished) < num_games:
+            fault_point("selfplay")
             in_play = np.array([s is not None for s in slots])
             moves = legal_moves_batch(positions)
             forced_pass = in_play & (moves == 0)

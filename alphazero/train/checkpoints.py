@@ -18,6 +18,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from alphazero.faults.hooks import fault_point
 from alphazero.nn.checkpoint import load_checkpoint, save_checkpoint
 
 
@@ -33,6 +34,7 @@ def write_json_atomic(path: Path, data: dict) -> None:
             json.dump(data, handle, indent=2)
             handle.flush()
             os.fsync(handle.fileno())
+        fault_point("checkpoint_write", path)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from alphazero.config import Config, to_yaml
+from alphazero.faults.hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
 from alphazero.replay.buffer import ReplayBuffer
@@ -226,6 +227,7 @@ class TrainingRun:
         for _ in range(max(0, due)):
             if stop.requested or (self.cfg.run.max_steps and self.state.step >= self.cfg.run.max_steps):
                 break
+            fault_point("train_step")
             batch = self.replay.sample(cfg.batch_size, self.rng, augment=cfg.augment)
             losses = self.trainer.step(batch.positions, batch.policies, batch.values)
             self.state.step += 1
@@ -249,6 +251,7 @@ class TrainingRun:
 
     def gate_or_publish(self) -> None:
         """Gating: the candidate must beat the best; without gating the latest simply becomes best."""
+        fault_point("arena")
         self.state.last_gate_step = self.state.step
         self.state.gates += 1
         candidate = build_network(self.cfg.model)
@@ -282,6 +285,7 @@ class TrainingRun:
         self.last_promotion = self.state.best_id
 
     def evaluate(self) -> None:
+        fault_point("arena")
         self.state.last_eval_step = self.state.step
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
