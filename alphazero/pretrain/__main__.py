@@ -1,0 +1,57 @@
+"""`python -m alphazero.pretrain [overrides]`: supervised warm start on WTHOR.
+
+Examples:
+    python -m alphazero.pretrain                                   # small preset, 3 epochs
+    python -m alphazero.pretrain run.dir=/tmp/pre run.max_minutes=60 pretrain.threads=1
+    python -m alphazero.pretrain run.dir=/tmp/pre run.resume=true  # continue a stopped run
+    python -m alphazero.pretrain model=medium pretrain.device=cuda pretrain.batch_size=1024
+    python -m alphazero.pretrain pretrain.value_target=margin
+
+The result loads everywhere a checkpoint is taken:
+    python -m alphazero.train train.init_from=<run>/checkpoints/best.pt   (same model preset)
+    python -m alphazero.arena mcts:checkpoint=<run>/checkpoints/best.pt,simulations=100 greedy
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+from alphazero.pretrain.config import register_pretrain_configs, to_typed
+
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+
+register_pretrain_configs()
+
+
+@hydra.main(version_base=None, config_path=CONF_DIR, config_name="pretrain")
+def _entry(raw: DictConfig) -> None:
+    from alphazero.pretrain.loop import PretrainRun
+    from alphazero.train.run_dir import RunDirectoryError
+
+    try:
+        cfg = to_typed(raw)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    run_dir = Path(HydraConfig.get().runtime.output_dir)
+    cfg.run.dir = str(run_dir)
+    try:
+        PretrainRun(cfg, run_dir).run()
+    except (RunDirectoryError, FileNotFoundError) as err:
+        logging.getLogger("alphazero.pretrain").error("%s", err)
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main() -> None:
+    _entry()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Training batches from the memory-mapped supervised dataset.
+
+An epoch visits every training row once, in an order that depends only on (seed, epoch), so a
+resumed run recomputes the same order and continues from the batch it stopped at. A batch is a
+fancy-indexed read of the memory maps (rows sorted first, so the reads walk forward through the
+files), then each sample gets its own board symmetry: the bitboards through
+`alphazero.othello.symmetry.transform_positions`, the expert move through `ACTION_MAP`. The value
+target is symmetry-invariant. Encoding to planes happens in the loop (`encode_positions_and_mask`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from alphazero.data.dataset import SupervisedSplit
+from alphazero.nn.augment import random_symmetries
+from alphazero.othello.symmetry import ACTION_MAP, transform_positions
+
+
+@dataclass
+class Batch:
+    """positions uint64[B, 2] (side to move first), moves int64[B] (0..63), values float32[B]."""
+
+    positions: np.ndarray
+    moves: np.ndarray
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+
+def value_targets(split: SupervisedSplit, value_target: str) -> np.ndarray:
+    """The per-row value target array (memory-mapped): outcomes or scaled disc margins."""
+    if value_target == "outcome":
+        return split.values
+    if value_target == "margin":
+        return split.margins
+    raise ValueError(f"value_target must be 'outcome' or 'margin', got {value_target!r}")
+
+
+def epoch_order(num_rows: int, seed: int, epoch: int) -> np.ndarray:
+    """int64[num_rows]: the row order of `epoch`, a pure function of (seed, epoch)."""
+    return np.random.default_rng([seed, epoch]).permutation(num_rows)
+
+
+def steps_per_epoch(num_rows: int, batch_size: int) -> int:
+    """Batches per epoch; the last one may be smaller than `batch_size`."""
+    return -(-num_rows // batch_size)
+
+
+def read_batch(split: SupervisedSplit, targets: np.ndarray, rows: np.ndarray) -> Batch:
+    """Rows `rows` of the split, untransformed (rows are sorted for forward reads)."""
+    rows = np.sort(rows)
+    return Batch(
+        positions=np.ascontiguousarray(split.positions[rows]),
+        moves=split.moves[rows].astype(np.int64),
+        values=np.asarray(targets[rows], dtype=np.float32),
+    )
+
+
+def augment(batch: Batch, symmetries: np.ndarray) -> Batch:
+    """The batch with symmetries[i] applied to sample i (position and move; value unchanged)."""
+    return Batch(
+        positions=transform_positions(batch.positions, symmetries),
+        moves=ACTION_MAP[symmetries, batch.moves],
+        values=batch.values,
+    )
+
+
+def training_batch(split, targets, order, batch_index: int, batch_size: int, rng: np.random.Generator | None) -> Batch:
+    """Batch `batch_index` of an epoch with row order `order`; random symmetries when `rng` is given."""
+    rows = order[batch_index * batch_size : (batch_index + 1) * batch_size]
+    batch = read_batch(split, targets, rows)
+    if rng is None:
+        return batch
+    return augment(batch, random_symmetries(len(batch), rng))

@@ -1,0 +1,173 @@
+"""The configuration of a pretraining run: `model` (the same preset group as self-play),
+`pretrain` (data, optimisation, logging) and `run` (directory, resume, seed, budgets).
+
+`conf/pretrain.yaml` composes these on top of the `pretrain_base_config` schema registered here,
+so OmegaConf rejects unknown keys and wrong types while overrides are merged, and `to_typed`
+builds the dataclasses, whose `__post_init__` checks ranges and names the offending key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+
+from alphazero.config import register_configs
+from alphazero.data.dataset import DatasetOptions
+from alphazero.nn.config import ModelConfig
+from alphazero.train.config import TrainConfig
+from alphazero.validation import require, require_choice
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_WTHOR_DIR = REPO_ROOT.parent / "shared" / "data" / "wthor"
+VALUE_TARGETS = ("outcome", "margin")
+
+
+@dataclass
+class PretrainConfig:
+    """Data, optimisation and logging of supervised training on WTHOR.
+
+    wthor_dir:          directory of WTH_*.wtb files ("" = ../shared/data/wthor beside the repo).
+    dataset_dir:        where the memory-mapped dataset is built and cached ("" = a directory
+                        under ~/.cache/alphazero named after the dataset options).
+    value_target:       "outcome" (+1/0/-1 for the side to move) or "margin" (final disc
+                        difference / 64, empties to the winner).
+    lr_total_steps:     horizon of the cosine/step schedule; 0 = epochs * steps per epoch.
+    eval_every_steps:   validate on `validation_positions` fixed positions this often (0 = only
+                        at the end of each epoch, where the whole validation split is used).
+    """
+
+    wthor_dir: str = ""
+    dataset_dir: str = ""
+    years: list[int] | None = None  # None = every year present
+    validation_years: list[int] = field(default_factory=lambda: [2018])
+    winner_moves_only: bool = False
+    dedup: bool = False
+    value_target: str = "outcome"
+    value_loss_weight: float = 1.0
+    augment: bool = True  # a random board symmetry per sample
+    epochs: int = 3
+    batch_size: int = 512
+    optimizer: str = "adamw"
+    lr: float = 0.002
+    momentum: float = 0.9
+    weight_decay: float = 1e-4
+    lr_schedule: str = "cosine"
+    lr_warmup_steps: int = 200
+    lr_total_steps: int = 0
+    lr_min_factor: float = 0.02
+    grad_clip: float = 5.0
+    device: str = "auto"
+    threads: int = 1  # torch CPU threads
+    log_every_steps: int = 100
+    eval_every_steps: int = 2000
+    validation_positions: int = 20000
+    eval_batch_size: int = 2048
+    checkpoint_every_steps: int = 1000
+    progress: bool = True  # tqdm bar
+
+    def __post_init__(self):
+        require_choice("pretrain.value_target", self.value_target, VALUE_TARGETS)
+        require_choice("pretrain.optimizer", self.optimizer, ("sgd", "adamw"))
+        require_choice("pretrain.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
+        require(self.epochs >= 1, "pretrain.epochs", self.epochs, ">= 1")
+        require(self.batch_size >= 1, "pretrain.batch_size", self.batch_size, ">= 1")
+        require(self.lr > 0, "pretrain.lr", self.lr, "> 0")
+        require(0 <= self.momentum < 1, "pretrain.momentum", self.momentum, "in [0, 1)")
+        require(self.weight_decay >= 0, "pretrain.weight_decay", self.weight_decay, ">= 0")
+        require(self.lr_warmup_steps >= 0, "pretrain.lr_warmup_steps", self.lr_warmup_steps, ">= 0")
+        require(self.lr_total_steps >= 0, "pretrain.lr_total_steps", self.lr_total_steps, ">= 0")
+        require(0 <= self.lr_min_factor <= 1, "pretrain.lr_min_factor", self.lr_min_factor, "in [0, 1]")
+        require(self.grad_clip >= 0, "pretrain.grad_clip", self.grad_clip, ">= 0")
+        require(self.value_loss_weight >= 0, "pretrain.value_loss_weight", self.value_loss_weight, ">= 0")
+        require(self.threads >= 1, "pretrain.threads", self.threads, ">= 1")
+        require(self.log_every_steps >= 1, "pretrain.log_every_steps", self.log_every_steps, ">= 1")
+        require(self.eval_every_steps >= 0, "pretrain.eval_every_steps", self.eval_every_steps, ">= 0")
+        require(self.validation_positions >= 0, "pretrain.validation_positions", self.validation_positions, ">= 0 (0 = all)")
+        require(self.eval_batch_size >= 1, "pretrain.eval_batch_size", self.eval_batch_size, ">= 1")
+        require(self.checkpoint_every_steps >= 1, "pretrain.checkpoint_every_steps", self.checkpoint_every_steps, ">= 1")
+        require(len(self.validation_years) >= 1, "pretrain.validation_years", self.validation_years, "a non-empty list of years")
+        if self.years is not None:
+            missing = sorted(set(self.validation_years) - set(self.years))
+            require(not missing, "pretrain.validation_years", self.validation_years, f"a subset of pretrain.years (missing {missing})")
+
+    def dataset_options(self) -> DatasetOptions:
+        return DatasetOptions(
+            years=tuple(self.years) if self.years is not None else None,
+            validation_years=tuple(self.validation_years),
+            winner_moves_only=self.winner_moves_only,
+            dedup=self.dedup,
+        )
+
+    def resolved_wthor_dir(self) -> Path:
+        return Path(self.wthor_dir) if self.wthor_dir else DEFAULT_WTHOR_DIR
+
+    def resolved_dataset_dir(self) -> Path:
+        """The dataset cache: one directory per set of options, so runs with different options
+        never rebuild each other's files."""
+        if self.dataset_dir:
+            return Path(self.dataset_dir)
+        options = json.dumps({"wthor": str(self.resolved_wthor_dir().resolve()), **self.dataset_options().to_json()}, sort_keys=True)
+        cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "alphazero"
+        return cache / f"wthor-supervised-{hashlib.sha256(options.encode()).hexdigest()[:12]}"
+
+    def optimizer_settings(self) -> TrainConfig:
+        """The subset of settings `alphazero.train.trainer.build_optimizer`/`build_scheduler` read,
+        as the TrainConfig they take (one optimizer and schedule implementation for both runs)."""
+        return TrainConfig(
+            optimizer=self.optimizer,
+            lr=self.lr,
+            momentum=self.momentum,
+            weight_decay=self.weight_decay,
+            lr_schedule=self.lr_schedule,
+            lr_warmup_steps=self.lr_warmup_steps,
+            lr_total_steps=max(1, self.lr_total_steps),
+            lr_min_factor=self.lr_min_factor,
+            grad_clip=self.grad_clip,
+            batch_size=self.batch_size,
+            window_positions=max(self.batch_size, 1),
+            min_positions=1,
+        )
+
+
+@dataclass
+class PretrainRunConfig:
+    """dir: the run directory (config.yaml, log.txt, tb/, checkpoints/). resume: continue the run
+    in `dir` from checkpoints/latest.pt. max_minutes / max_steps: budgets (0 = none) after which
+    the run saves and stops cleanly."""
+
+    dir: str = "runs/pretrain-${now:%Y-%m-%d_%H-%M-%S}"
+    resume: bool = False
+    seed: int = 0
+    max_minutes: float = 0.0
+    max_steps: int = 0
+
+    def __post_init__(self):
+        require(self.max_minutes >= 0, "run.max_minutes", self.max_minutes, ">= 0")
+        require(self.max_steps >= 0, "run.max_steps", self.max_steps, ">= 0")
+
+
+@dataclass
+class PretrainRootConfig:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    run: PretrainRunConfig = field(default_factory=PretrainRunConfig)
+
+
+def register_pretrain_configs() -> None:
+    """The schema plus the shared `model` presets (registered by alphazero.config)."""
+    register_configs()
+    ConfigStore.instance().store(name="pretrain_base_config", node=PretrainRootConfig)
+
+
+def to_typed(cfg: DictConfig) -> PretrainRootConfig:
+    return OmegaConf.to_object(cfg)
+
+
+def to_yaml(cfg: PretrainRootConfig) -> str:
+    return OmegaConf.to_yaml(OmegaConf.structured(cfg))

@@ -1,0 +1,361 @@
+"""The supervised pretraining run, top to bottom:
+
+    dataset (WTHOR -> memory maps) -> per epoch: batches (+ symmetries) -> train step -> log
+                                   -> validate -> checkpoint
+
+Run directory layout (shared with the self-play run's conventions):
+
+    <run>/config.yaml              the resolved config
+    <run>/log.txt                  the plain-text log
+    <run>/tb/                      TensorBoard: loss/, train/, speed/, validation/, epoch/
+    <run>/checkpoints/latest.pt    network + optimizer + scheduler + counters + RNG: the resume point
+    <run>/checkpoints/best.pt      the network with the best validation top-1 so far (weights only)
+    <run>/checkpoints/epoch-NNN.pt the network at the end of each epoch (weights only)
+
+Every checkpoint is an `alphazero.nn.checkpoint` file, so `train.init_from=...`, the arena
+(`mcts:checkpoint=PATH`) and play load any of them. The epoch's row order is a function of
+(seed, epoch) and the symmetry RNG is saved, so a resume continues mid-epoch exactly where
+`latest.pt` was written. Ctrl-C / SIGTERM saves `latest.pt` and exits; the `run.max_minutes` and
+`run.max_steps` budgets (counted over all sessions) and the last epoch end with a validation of
+the final network, then save.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import math
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+from alphazero.data.dataset import ensure_dataset
+from alphazero.nn.checkpoint import build_network, load_checkpoint, load_weights, save_checkpoint
+from alphazero.nn.encoding import encode_positions_and_mask
+from alphazero.nn.inference import resolve_device
+from alphazero.nn.model import masked_log_softmax
+from alphazero.pretrain import batches
+from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
+from alphazero.pretrain.config import PretrainRootConfig, to_yaml
+from alphazero.train.loop import StopRequest
+from alphazero.train.run_dir import RunDirectoryError, RunLock, setup_logging
+from alphazero.train.trainer import build_optimizer, build_scheduler
+
+log = logging.getLogger("alphazero.pretrain")
+
+CHECKPOINT_KIND = "pretrain"
+
+
+@dataclass
+class PretrainState:
+    """Counters that `latest.pt` carries across restarts."""
+
+    epoch: int = 0  # the epoch in progress (0-based)
+    batch_in_epoch: int = 0  # batches of `epoch` already trained
+    step: int = 0
+    samples_trained: int = 0
+    seconds: float = 0.0  # wall time over all sessions
+    best_top1: float = -1.0
+    best_step: int = -1
+    validation: dict = field(default_factory=dict)  # the latest validation report
+    finished: bool = False  # all epochs done
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def _rng_state(rng: np.random.Generator) -> dict:
+    return {"numpy_generator": rng.bit_generator.state, "torch": torch.get_rng_state(), "python": list(random.getstate()[1])}
+
+
+def _restore_rng(rng: np.random.Generator, state: dict) -> None:
+    rng.bit_generator.state = state["numpy_generator"]
+    torch.set_rng_state(state["torch"])
+    random.setstate((3, tuple(state["python"]), None))
+
+
+def _validation_rows(num_rows: int, wanted: int, seed: int) -> np.ndarray:
+    """Sorted rows of the fixed validation subset (all rows when `wanted` is 0 or too large)."""
+    if wanted == 0 or wanted >= num_rows:
+        return np.arange(num_rows)
+    return np.sort(np.random.default_rng([seed, 2**31 - 1]).choice(num_rows, size=wanted, replace=False))
+
+
+class PretrainRun:
+    """One run directory's pretraining, from a fresh start or a resume to a clean stop."""
+
+    def __init__(self, cfg: PretrainRootConfig, run_dir: str | Path):
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        self.state = PretrainState()
+        self.rng = np.random.default_rng(cfg.run.seed)
+        self.started = time.monotonic()
+        self.seconds_at_start = 0.0
+
+    # ------------------------------------------------------------------------------------------
+    # Set-up
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        return self.run_dir / "checkpoints"
+
+    def _prepare_directory(self) -> None:
+        latest = self.checkpoint_dir / "latest.pt"
+        if self.cfg.run.resume and not latest.exists():
+            raise RunDirectoryError(f"run.resume=true but {self.run_dir} holds no pretraining run (no checkpoints/latest.pt); drop run.resume or fix run.dir")
+        if not self.cfg.run.resume and latest.exists():
+            raise RunDirectoryError(f"{self.run_dir} already holds a run; add run.resume=true to continue it, or choose another run.dir")
+        for sub in ("checkpoints", "tb"):
+            (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
+
+    def _setup(self) -> None:
+        cfg, pre = self.cfg, self.cfg.pretrain
+        self._prepare_directory()
+        (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
+        _seed_everything(cfg.run.seed)
+        torch.set_num_threads(pre.threads)
+        self.device = resolve_device(pre.device)
+
+        wthor_dir, dataset_dir = pre.resolved_wthor_dir(), pre.resolved_dataset_dir()
+        log.info("dataset: %s from %s", dataset_dir, wthor_dir)
+        self.dataset = ensure_dataset(wthor_dir, dataset_dir, pre.dataset_options(), progress=pre.progress)
+        self.train_split = self.dataset.train
+        if len(self.train_split) == 0 or len(self.dataset.validation) == 0:
+            raise ValueError(
+                f"the dataset in {dataset_dir} has {len(self.train_split)} training and {len(self.dataset.validation)} validation rows; "
+                f"both must be non-empty (pretrain.years={pre.years}, pretrain.validation_years={pre.validation_years})"
+            )
+        self.train_targets = batches.value_targets(self.train_split, pre.value_target)
+        self.steps_per_epoch = batches.steps_per_epoch(len(self.train_split), pre.batch_size)
+        rows = _validation_rows(len(self.dataset.validation), pre.validation_positions, cfg.run.seed)
+        validation = batches.read_batch(self.dataset.validation, batches.value_targets(self.dataset.validation, pre.value_target), rows)
+        self.validation_batch = validation
+
+        settings = pre.optimizer_settings()
+        settings.lr_total_steps = pre.lr_total_steps or pre.epochs * self.steps_per_epoch
+        self.net = build_network(cfg.model).to(self.device)
+        self.optimizer = build_optimizer(self.net, settings)
+        self.scheduler = build_scheduler(self.optimizer, settings)
+
+        if cfg.run.resume:
+            self._restore(load_checkpoint(self.checkpoint_dir / "latest.pt", map_location=self.device))
+        self.seconds_at_start = self.state.seconds
+        self.order = batches.epoch_order(len(self.train_split), cfg.run.seed, self.state.epoch)
+        self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.state.step if cfg.run.resume else None)
+        log.info(
+            "run directory %s | model %dx%d%s | %d training rows (%d steps/epoch of %d), %d validation rows (years %s) | "
+            "value target %s | device %s, %d thread(s)",
+            self.run_dir, cfg.model.blocks, cfg.model.channels, " +gpool" if cfg.model.global_pooling else "",
+            len(self.train_split), self.steps_per_epoch, pre.batch_size, len(validation), pre.validation_years,
+            pre.value_target, self.device, pre.threads,
+        )
+
+    def _restore(self, checkpoint) -> None:
+        path = self.checkpoint_dir / "latest.pt"
+        if checkpoint.model_config != self.cfg.model:
+            raise ValueError(f"the network in {path} is {checkpoint.model_config}, but the config asks for {self.cfg.model}; use the same model preset/overrides")
+        load_weights(self.net, checkpoint.state_dict, source=str(path))
+        self.optimizer.load_state_dict(checkpoint.optimizer_state)
+        self.scheduler.load_state_dict(checkpoint.scheduler_state)
+        saved = dict(checkpoint.extra.get("state", {}))
+        known = {f.name for f in dataclasses.fields(PretrainState)}
+        self.state = PretrainState(**{k: v for k, v in saved.items() if k in known})
+        if "rng" in checkpoint.extra:
+            _restore_rng(self.rng, checkpoint.extra["rng"])
+        log.info("resumed %s at epoch %d, batch %d, step %d", self.run_dir, self.state.epoch + 1, self.state.batch_in_epoch, self.state.step)
+
+    # ------------------------------------------------------------------------------------------
+    # The stages
+
+    def _elapsed(self) -> float:
+        return self.seconds_at_start + time.monotonic() - self.started
+
+    def _budget_spent(self) -> bool:
+        run = self.cfg.run
+        return bool((run.max_minutes and self._elapsed() >= run.max_minutes * 60) or (run.max_steps and self.state.step >= run.max_steps))
+
+    def train_step(self, batch: batches.Batch) -> dict:
+        """One optimisation step; returns the batch's loss terms and accuracy sums as floats."""
+        pre = self.cfg.pretrain
+        self.net.train()
+        planes, legal = encode_positions_and_mask(batch.positions)
+        planes = torch.from_numpy(planes).to(self.device, non_blocking=True)
+        legal = torch.from_numpy(legal).to(self.device)
+        moves = torch.from_numpy(batch.moves).to(self.device)
+        targets = torch.from_numpy(batch.values).to(self.device)
+        logits, values = self.net(planes)
+        policy_loss = -masked_log_softmax(logits, legal).gather(1, moves.unsqueeze(1)).mean()
+        value_loss = torch.nn.functional.mse_loss(values.float(), targets)
+        total = policy_loss + pre.value_loss_weight * value_loss
+        self.optimizer.zero_grad(set_to_none=True)
+        total.backward()
+        if pre.grad_clip > 0:
+            grad_norm = torch.nn.utils.clip_grad_norm_(self.net.parameters(), pre.grad_clip)
+        else:
+            grad_norm = torch.sqrt(sum((p.grad.detach() ** 2).sum() for p in self.net.parameters() if p.grad is not None))
+        lr = self.optimizer.param_groups[0]["lr"]
+        self.optimizer.step()
+        self.scheduler.step()
+        with torch.no_grad():
+            stats = batch_statistics(logits.detach(), values.detach(), legal, moves, targets)
+        out = {"policy": policy_loss.item(), "value": value_loss.item(), "total": total.item(), "grad_norm": float(grad_norm), "lr": lr}
+        out["top1"] = stats["top1"].item() / len(batch)
+        if not math.isfinite(out["total"]):
+            raise FloatingPointError(f"pretraining loss became {out['total']} at step {self.state.step} (policy {out['policy']}, value {out['value']}); lower pretrain.lr")
+        return out
+
+    def validate(self) -> AccuracyReport:
+        start = time.perf_counter()
+        v = self.validation_batch
+        report = evaluate_accuracy(self.net, v.positions, v.moves, v.values, batch_size=self.cfg.pretrain.eval_batch_size, device=self.device)
+        for key, value in report.as_dict().items():
+            if key != "positions" and value is not None:
+                self.writer.add_scalar(f"validation/{key}", value, self.state.step)
+        self.state.validation = {**report.as_dict(), "step": self.state.step, "epoch": self.state.epoch + self.state.batch_in_epoch / self.steps_per_epoch}
+        log.info(
+            "validation at step %d (epoch %.2f): top1 %.4f top3 %.4f | policy loss %.4f | value mse %.4f sign acc %.4f | %d positions in %.0fs",
+            self.state.step, self.state.validation["epoch"], report.top1, report.top3, report.policy_loss, report.value_mse,
+            report.value_sign_accuracy, report.positions, time.perf_counter() - start,
+        )
+        if report.top1 > self.state.best_top1:
+            self.state.best_top1, self.state.best_step = report.top1, self.state.step
+            self._save_weights(self.checkpoint_dir / "best.pt")
+        self.writer.flush()
+        return report
+
+    def _metadata(self) -> dict:
+        pre = self.cfg.pretrain
+        self.state.seconds = self._elapsed()
+        return {
+            "kind": CHECKPOINT_KIND,
+            "value_target": pre.value_target,
+            "state": dataclasses.asdict(self.state),
+            "dataset": {"train_rows": len(self.train_split), "validation_rows": len(self.dataset.validation), "validation_years": list(pre.validation_years)},
+            "config": to_yaml(self.cfg),
+        }
+
+    def _save_weights(self, path: Path) -> None:
+        save_checkpoint(path, self.net, extra=self._metadata())
+
+    def save_latest(self) -> None:
+        extra = {**self._metadata(), "rng": _rng_state(self.rng)}
+        save_checkpoint(self.checkpoint_dir / "latest.pt", self.net, extra=extra, optimizer=self.optimizer, scheduler=self.scheduler)
+
+    def _log_running(self, sums: dict, count: int, samples_per_second: float) -> None:
+        means = {k: v / count for k, v in sums.items()}
+        step, w = self.state.step, self.writer
+        for key in ("policy", "value", "total"):
+            w.add_scalar(f"loss/{key}", means[key], step)
+        w.add_scalar("train/lr", means["lr"], step)
+        w.add_scalar("train/grad_norm", means["grad_norm"], step)
+        w.add_scalar("train/top1", means["top1"], step)
+        w.add_scalar("train/epoch", self.state.epoch + self.state.batch_in_epoch / self.steps_per_epoch, step)
+        w.add_scalar("speed/samples_per_second", samples_per_second, step)
+        log.info(
+            "epoch %d step %d (%d/%d) | loss %.4f (pi %.4f v %.4f) | train top1 %.3f | lr %.2e | %.0f samples/s | %s",
+            self.state.epoch + 1, step, self.state.batch_in_epoch, self.steps_per_epoch, means["total"], means["policy"],
+            means["value"], means["top1"], means["lr"], samples_per_second, _duration(self._elapsed()),
+        )
+
+    def _end_epoch(self, epoch_sums: dict, epoch_count: int) -> None:
+        """Per-epoch curves (x = epoch number), the epoch checkpoint, and the next epoch's order."""
+        epoch = self.state.epoch + 1
+        report = self.validate()
+        if epoch_count:
+            for key in ("policy", "value", "top1"):
+                self.writer.add_scalar(f"epoch/train_{key}", epoch_sums[key] / epoch_count, epoch)
+        for key, value in report.as_dict().items():
+            if key != "positions" and value is not None:
+                self.writer.add_scalar(f"epoch/validation_{key}", value, epoch)
+        self.state.epoch += 1
+        self.state.batch_in_epoch = 0
+        self.state.finished = self.state.epoch >= self.cfg.pretrain.epochs
+        self._save_weights(self.checkpoint_dir / f"epoch-{epoch:03d}.pt")
+        self.save_latest()
+        if not self.state.finished:
+            self.order = batches.epoch_order(len(self.train_split), self.cfg.run.seed, self.state.epoch)
+
+    # ------------------------------------------------------------------------------------------
+    # The loop
+
+    def run(self) -> PretrainState:
+        lock = RunLock(self.run_dir)
+        lock.acquire()
+        try:
+            setup_logging(self.run_dir)
+            self._setup()
+            try:
+                with StopRequest() as stop:
+                    self._loop(stop)
+            finally:
+                self.save_latest()
+                self.writer.close()
+            log.info(
+                "stopped at epoch %d, step %d; best validation top1 %.4f at step %d (%s); %s",
+                self.state.epoch + (0 if self.state.finished else 1), self.state.step, self.state.best_top1, self.state.best_step,
+                self.checkpoint_dir / "best.pt",
+                "all epochs done" if self.state.finished else f"resume with run.dir={self.run_dir} run.resume=true",
+            )
+            return self.state
+        finally:
+            lock.release()
+
+    def _loop(self, stop: StopRequest) -> None:
+        from tqdm import tqdm
+
+        pre = self.cfg.pretrain
+        augment_rng = self.rng if pre.augment else None
+        while not self.state.finished and not stop.requested:
+            if self._budget_spent():
+                self.validate()
+                return
+            sums, count, window_start = {}, 0, time.perf_counter()
+            epoch_sums, epoch_count = {}, 0
+            bar = tqdm(
+                total=self.steps_per_epoch, initial=self.state.batch_in_epoch, desc=f"epoch {self.state.epoch + 1}/{pre.epochs}",
+                unit="batch", disable=not pre.progress, mininterval=1.0 if sys.stderr.isatty() else 30.0, file=sys.stderr,
+            )
+            while self.state.batch_in_epoch < self.steps_per_epoch:
+                if stop.requested:
+                    bar.close()
+                    return
+                if self._budget_spent():
+                    bar.close()
+                    self.validate()
+                    return
+                batch = batches.training_batch(self.train_split, self.train_targets, self.order, self.state.batch_in_epoch, pre.batch_size, augment_rng)
+                losses = self.train_step(batch)
+                self.state.step += 1
+                self.state.batch_in_epoch += 1
+                self.state.samples_trained += len(batch)
+                for key, value in losses.items():
+                    sums[key] = sums.get(key, 0.0) + value
+                    epoch_sums[key] = epoch_sums.get(key, 0.0) + value
+                count += 1
+                epoch_count += 1
+                bar.update()
+                if self.state.step % pre.log_every_steps == 0:
+                    self._log_running(sums, count, count * pre.batch_size / (time.perf_counter() - window_start))
+                    bar.set_postfix(loss=f"{sums['total'] / count:.3f}", top1=f"{sums['top1'] / count:.3f}")
+                    sums, count, window_start = {}, 0, time.perf_counter()
+                if pre.eval_every_steps and self.state.step % pre.eval_every_steps == 0 and self.state.batch_in_epoch < self.steps_per_epoch:
+                    self.validate()
+                if self.state.step % pre.checkpoint_every_steps == 0:
+                    self.save_latest()
+            bar.close()
+            self._end_epoch(epoch_sums, epoch_count)
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"

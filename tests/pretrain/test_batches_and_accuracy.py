@@ -1,0 +1,107 @@
+"""Batches (epoch order, symmetries) and the accuracy measures, including the bench on a fixture."""
+
+import numpy as np
+import pytest
+import torch
+
+from alphazero.bench import accuracy as accuracy_bench
+from alphazero.data.dataset import DatasetOptions, ensure_dataset
+from alphazero.nn.checkpoint import build_network, save_checkpoint
+from alphazero.nn.config import model_preset
+from alphazero.othello.bitboard import legal_action_mask_batch
+from alphazero.pretrain import batches
+from alphazero.pretrain.accuracy import batch_statistics, evaluate_accuracy
+
+from .helpers import FIXTURES, VALIDATION_YEAR, write_two_years
+
+FIXTURE_DECISIONS = 719  # non-pass plies of the 12 games in tests/fixtures/WTH_1977.wtb
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("batches")
+    write_two_years(tmp / "wthor")
+    return ensure_dataset(tmp / "wthor", tmp / "dataset", DatasetOptions(validation_years=(VALIDATION_YEAR,)), progress=False)
+
+
+def test_epoch_order_is_a_permutation_fixed_by_seed_and_epoch():
+    order = batches.epoch_order(1000, seed=5, epoch=2)
+    assert np.array_equal(np.sort(order), np.arange(1000))
+    assert np.array_equal(order, batches.epoch_order(1000, seed=5, epoch=2))
+    assert not np.array_equal(order, batches.epoch_order(1000, seed=5, epoch=3))
+    assert batches.steps_per_epoch(1000, 64) == 16
+
+
+def test_an_epoch_visits_every_row_once(dataset):
+    split = dataset.train
+    targets = batches.value_targets(split, "outcome")
+    order = batches.epoch_order(len(split), seed=0, epoch=0)
+    seen = [batches.training_batch(split, targets, order, b, 100, None) for b in range(batches.steps_per_epoch(len(split), 100))]
+    assert sum(len(b) for b in seen) == len(split) == FIXTURE_DECISIONS
+    keys = {(int(p[0]), int(p[1]), int(m)) for b in seen for p, m in zip(b.positions, b.moves)}
+    assert keys == {(int(p[0]), int(p[1]), int(m)) for p, m in zip(split.positions, split.moves)}
+
+
+def test_augmented_expert_moves_stay_legal_and_values_unchanged(dataset):
+    split = dataset.train
+    targets = batches.value_targets(split, "margin")
+    order = batches.epoch_order(len(split), seed=0, epoch=0)
+    plain = batches.training_batch(split, targets, order, 0, 256, None)
+    rng = np.random.default_rng(1)
+    symmetries = rng.integers(0, 8, len(plain))
+    augmented = batches.augment(plain, symmetries)
+    legal = legal_action_mask_batch(augmented.positions)
+    assert legal[np.arange(len(plain)), augmented.moves].all()
+    assert np.array_equal(augmented.values, plain.values)
+    identity = symmetries == 0
+    assert np.array_equal(augmented.positions[identity], plain.positions[identity])
+    assert np.array_equal(augmented.moves[identity], plain.moves[identity])
+    assert not np.array_equal(augmented.positions[~identity], plain.positions[~identity])
+
+
+def test_an_illegal_move_with_the_top_logit_never_counts_as_the_prediction():
+    logits = torch.zeros(1, 65)
+    logits[0, 0] = 10.0  # illegal
+    logits[0, 5], logits[0, 6], logits[0, 7] = 3.0, 2.0, 1.0
+    legal = torch.zeros(1, 65, dtype=torch.bool)
+    legal[0, [5, 6, 7, 8]] = True
+    for move, top1, top3 in ((5, 1, 1), (7, 0, 1), (8, 0, 0)):
+        stats = batch_statistics(logits, torch.tensor([0.5]), legal, torch.tensor([move]), torch.tensor([-1.0]))
+        assert (stats["top1"].item(), stats["top3"].item()) == (top1, top3), move
+        assert stats["sign_hits"].item() == 0 and stats["squared_error"].item() == pytest.approx(2.25)
+
+
+def test_evaluate_accuracy_is_one_for_a_network_that_knows_the_answers(dataset):
+    split = dataset.validation
+    moves = split.moves.astype(np.int64)
+
+    class Oracle(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def forward(self, planes):
+            rows = slice(self.calls * 128, (self.calls + 1) * 128)
+            self.calls += 1
+            logits = torch.zeros(planes.shape[0], 65)
+            logits[torch.arange(planes.shape[0]), torch.from_numpy(moves[rows])] = 50.0
+            return logits, torch.tensor(np.asarray(split.values[rows], dtype=np.float32))
+
+    report = evaluate_accuracy(Oracle(), split.positions, moves, split.values, batch_size=128)
+    assert report.positions == FIXTURE_DECISIONS
+    assert report.top1 == report.top3 == 1.0 and report.value_mse == 0.0 and report.value_sign_accuracy == 1.0
+    assert report.policy_loss < 1e-6
+
+
+def test_accuracy_bench_reports_every_non_pass_decision_of_the_years(tmp_path):
+    torch.manual_seed(0)
+    path = save_checkpoint(tmp_path / "net.pt", build_network(model_preset("tiny")), extra={"value_target": "margin"})
+    result = accuracy_bench.main(["--checkpoint", str(path), "--data", str(FIXTURES), "--years", "1977"])
+    assert result["positions"] == FIXTURE_DECISIONS and result["games"] == 12 and result["years"] == [1977]
+    assert result["value_target"] == "margin"
+    assert 0 <= result["top1"] <= result["top3"] <= 1
+    assert result["value_mse"] >= 0 and 0 <= result["value_sign_accuracy"] <= 1
+    # An untrained net is close to uniform over the legal moves: about ln(mean legal count).
+    assert 1.0 < result["policy_loss"] < 3.0
+    outcome = accuracy_bench.main(["--checkpoint", str(path), "--data", str(FIXTURES), "--years", "1977", "--value-target", "outcome"])
+    assert outcome["value_target"] == "outcome" and outcome["top1"] == result["top1"]

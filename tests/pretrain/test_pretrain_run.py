@@ -1,0 +1,150 @@
+"""End to end on the 1977 fixture: the loss falls, the checkpoints load where checkpoints are
+used (arena player, train.init_from), a resume continues exactly, budgets stop cleanly."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+import torch
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from alphazero.arena.match import play_match
+from alphazero.arena.players import RandomPlayer, make_player
+from alphazero.config import Config
+from alphazero.nn.checkpoint import load_checkpoint
+from alphazero.nn.config import model_preset
+from alphazero.pretrain.loop import PretrainRun
+from alphazero.train.loop import TrainingRun
+from alphazero.train.run_dir import RunDirectoryError
+
+from .helpers import tiny_config, write_two_years
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("pretrain")
+    write_two_years(tmp / "wthor")
+    return tmp
+
+
+@pytest.fixture(scope="module")
+def finished_run(workspace):
+    """4 epochs of the tiny net over the 12 fixture games (12 steps per epoch)."""
+    run_dir = workspace / "full"
+    state = PretrainRun(tiny_config(workspace, run_dir), run_dir).run()
+    return run_dir, state
+
+
+def _scalars(run_dir, tag):
+    events = EventAccumulator(str(run_dir / "tb"))
+    events.Reload()
+    return [(e.step, e.value) for e in events.Scalars(tag)]
+
+
+def test_training_loss_and_validation_loss_fall(finished_run):
+    run_dir, state = finished_run
+    losses = [value for _, value in _scalars(run_dir, "loss/total")]
+    assert len(losses) >= 10
+    assert np.mean(losses[-3:]) < np.mean(losses[:3]) - 0.1
+    validation = _scalars(run_dir, "epoch/validation_policy_loss")
+    assert [step for step, _ in validation] == [1, 2, 3, 4]
+    assert validation[-1][1] < validation[0][1]
+    for tag in ("validation/top1", "validation/top3", "validation/value_mse", "train/lr", "speed/samples_per_second"):
+        assert _scalars(run_dir, tag), tag
+
+
+def test_finished_run_records_its_counters_and_files(finished_run):
+    run_dir, state = finished_run
+    assert state.finished and state.epoch == 4 and state.step == 4 * 12
+    assert 0 <= state.best_top1 <= 1 and state.best_step > 0
+    for name in ("latest.pt", "best.pt", "epoch-001.pt", "epoch-004.pt"):
+        assert (run_dir / "checkpoints" / name).is_file(), name
+    assert (run_dir / "config.yaml").read_text().count("value_target: outcome") == 1
+    latest = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    assert latest.optimizer_state is not None and latest.extra["state"]["step"] == state.step
+    best = load_checkpoint(run_dir / "checkpoints" / "best.pt")
+    assert best.optimizer_state is None and best.extra["kind"] == "pretrain" and best.extra["value_target"] == "outcome"
+
+
+def test_checkpoint_plays_in_the_arena(finished_run):
+    run_dir, _ = finished_run
+    player = make_player(f"mcts:checkpoint={run_dir / 'checkpoints' / 'best.pt'},simulations=0")
+    result = play_match(player, RandomPlayer(seed=1), num_pairs=1, opening_plies=2, seed=0)
+    assert result.wins + result.draws + result.losses == 2
+
+
+def test_checkpoint_initialises_a_self_play_run(finished_run, tmp_path):
+    run_dir, _ = finished_run
+    source = run_dir / "checkpoints" / "best.pt"
+    cfg = Config(model=model_preset("tiny"))
+    cfg.train.init_from = str(source)
+    cfg.train.device = "cpu"
+    training = TrainingRun(cfg, tmp_path / "selfplay")
+    training._setup()
+    expected = load_checkpoint(source).state_dict
+    for name, tensor in training.net.state_dict().items():
+        assert torch.equal(tensor.cpu(), expected[name]), name
+    training.metrics.close()
+
+
+def test_resume_mid_epoch_continues_exactly(workspace, finished_run):
+    """Stopped at step 17 (5 into epoch 2) and resumed to the end: same weights as the
+    uninterrupted run (same row order, restored symmetry RNG, optimizer and schedule)."""
+    full_dir, full_state = finished_run
+    run_dir = workspace / "resumed"
+    cfg = tiny_config(workspace, run_dir)
+    cfg.run.max_steps = 17
+    first = PretrainRun(cfg, run_dir).run()
+    assert (first.step, first.epoch, first.batch_in_epoch, first.finished) == (17, 1, 5, False)
+    assert load_checkpoint(run_dir / "checkpoints" / "latest.pt").extra["state"]["step"] == 17
+
+    cfg = tiny_config(workspace, run_dir)
+    cfg.run.resume = True
+    second = PretrainRun(cfg, run_dir).run()
+    assert second.step == full_state.step and second.finished
+    resumed = load_checkpoint(run_dir / "checkpoints" / "latest.pt").state_dict
+    uninterrupted = load_checkpoint(full_dir / "checkpoints" / "latest.pt").state_dict
+    for name, tensor in uninterrupted.items():
+        torch.testing.assert_close(resumed[name], tensor, msg=name)
+
+
+def test_time_budget_stops_cleanly_with_a_validated_checkpoint(workspace):
+    run_dir = workspace / "budget"
+    cfg = tiny_config(workspace, run_dir, epochs=50)
+    cfg.run.max_minutes = 0.02
+    state = PretrainRun(cfg, run_dir).run()
+    assert not state.finished and 0 < state.step < 50 * 12
+    assert state.validation["step"] == state.step
+    assert load_checkpoint(run_dir / "checkpoints" / "latest.pt").extra["state"]["step"] == state.step
+    assert (run_dir / "checkpoints" / "best.pt").is_file()
+
+
+def test_new_run_refuses_a_directory_holding_one_and_resume_needs_one(workspace, finished_run):
+    run_dir, _ = finished_run
+    with pytest.raises(RunDirectoryError, match="run.resume=true"):
+        PretrainRun(tiny_config(workspace, run_dir), run_dir).run()
+    empty = workspace / "empty"
+    cfg = tiny_config(workspace, empty)
+    cfg.run.resume = True
+    with pytest.raises(RunDirectoryError, match="holds no pretraining run"):
+        PretrainRun(cfg, empty).run()
+
+
+def test_resume_with_another_model_is_refused(workspace, finished_run):
+    run_dir, _ = finished_run
+    cfg = tiny_config(workspace, run_dir)
+    cfg.run.resume = True
+    cfg.model = dataclasses.replace(cfg.model, channels=24)
+    with pytest.raises(ValueError, match="same model preset"):
+        PretrainRun(cfg, run_dir).run()
+
+
+def test_margin_value_target_trains_on_scaled_margins(workspace):
+    run_dir = workspace / "margin"
+    cfg = tiny_config(workspace, run_dir, epochs=1, value_target="margin")
+    run = PretrainRun(cfg, run_dir)
+    state = run.run()
+    assert state.finished
+    targets = run.validation_batch.values
+    assert np.all(np.abs(targets) <= 1) and len(np.unique(targets)) > 3  # margins, not +-1/0
+    assert load_checkpoint(run_dir / "checkpoints" / "best.pt").extra["value_target"] == "margin"
