@@ -95,8 +95,10 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, reque
 
     from alphazero.nn.checkpoint import load_network
     from alphazero.nn.inference import NetworkEvaluator
+    from alphazero.selfplay.parent_death import exit_with_parent
     from alphazero.train.checkpoints import read_best_pointer
 
+    exit_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the pool stops us through stop_event
     torch.set_num_threads(threads)
     network_id, evaluator = None, None

@@ -53,6 +53,9 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
 
     import torch
 
+    from alphazero.selfplay.parent_death import exit_with_parent
+
+    exit_with_parent()
     # Ctrl-C reaches the whole process group; the pool stops workers through stop_event instead,
     # so a worker never dies mid-shard because the user asked the run to stop cleanly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

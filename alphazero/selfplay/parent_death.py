@@ -1,0 +1,29 @@
+"""Child processes of a training run die with it.
+
+A self-play worker or inference server whose training process was SIGKILLed (OOM killer, `kill -9`,
+power-cycled container) would otherwise live on as an orphan: still playing its task, still writing
+shards into a run directory that a resumed run now owns, and waiting forever for the next task.
+`multiprocessing`'s daemon flag does not help there: it acts only when the parent exits normally.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import signal
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def exit_with_parent() -> None:
+    """Have the kernel SIGKILL this process when its parent dies (Linux); exit now if the parent
+    is already gone. Call first thing in a spawned child. Elsewhere it does nothing."""
+    parent = multiprocessing.parent_process()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return  # not Linux: no equivalent; the pool's stop event still ends workers on a clean exit
+    if parent is not None and os.getppid() != parent.pid:
+        os._exit(1)  # the parent died before the request above took effect
