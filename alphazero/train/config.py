@@ -76,6 +76,9 @@ class ArenaConfig:
     opening_plies: int = 4
     simulations: int = 50
     threshold: float = 0.55  # promotion when the candidate's score >= threshold
+    # torch threads of the arena's (and eval's) network calls. Its batches are small (one per game
+    # in progress), and a second OpenMP thread on a busy CPU can make them 10x slower, so 1.
+    threads: int = 1
 
     def __post_init__(self):
         require(self.every_steps >= 1, "arena.every_steps", self.every_steps, ">= 1")
@@ -83,6 +86,7 @@ class ArenaConfig:
         require(0 <= self.opening_plies <= 20, "arena.opening_plies", self.opening_plies, "in 0..20")
         require(self.simulations >= 0, "arena.simulations", self.simulations, ">= 0")
         require(0 < self.threshold <= 1, "arena.threshold", self.threshold, "in (0, 1]")
+        require(self.threads >= 1, "arena.threads", self.threads, ">= 1")
         _require_enough_openings("arena", self.pairs, self.opening_plies)
 
 

@@ -8,7 +8,10 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass
+
+import torch
 
 from alphazero.arena.match import play_match
 from alphazero.arena.players import MCTSPlayer, make_player
@@ -30,6 +33,18 @@ class GateResult:
     promoted: bool
 
 
+@contextmanager
+def torch_threads(threads: int):
+    """Run a block with `threads` torch threads and restore the trainer's count afterwards
+    (torch's thread count is process-wide)."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
 def _mcts_player(net, simulations: int, threads: int, name: str):
     evaluator = NetworkEvaluator(net, device="cpu", threads=threads)
     player = MCTSPlayer(evaluator, simulations=simulations)
@@ -39,9 +54,10 @@ def _mcts_player(net, simulations: int, threads: int, name: str):
 
 def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int) -> GateResult:
     """Candidate vs best over 2 * cfg.pairs games; promotion at score >= cfg.threshold."""
-    candidate = _mcts_player(candidate_net, cfg.simulations, threads, "candidate")
-    best = _mcts_player(best_net, cfg.simulations, threads, "best")
-    result = play_match(candidate, best, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
+    with torch_threads(threads):
+        candidate = _mcts_player(candidate_net, cfg.simulations, threads, "candidate")
+        best = _mcts_player(best_net, cfg.simulations, threads, "best")
+        result = play_match(candidate, best, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
     return GateResult(
         score=result.score,
         wins=result.wins,
@@ -66,16 +82,17 @@ def baseline_spec(name: str) -> str | None:
 def evaluate_baselines(best_net, cfg: EvalConfig, seed: int, threads: int) -> dict[str, float]:
     """Score of the best network against each baseline; skipped baselines are logged once."""
     scores = {}
-    ours = _mcts_player(best_net, cfg.simulations, threads, "best")
-    for name in cfg.baselines:
-        spec = baseline_spec(name)
-        if spec is None:
-            log.info("eval: skipping baseline %s (GRhino not installed: apt-get install grhino)", name)
-            continue
-        opponent = make_player(spec)
-        try:
-            result = play_match(ours, opponent, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
-        finally:
-            opponent.close()
-        scores[name] = result.score
+    with torch_threads(threads):
+        ours = _mcts_player(best_net, cfg.simulations, threads, "best")
+        for name in cfg.baselines:
+            spec = baseline_spec(name)
+            if spec is None:
+                log.info("eval: skipping baseline %s (GRhino not installed: apt-get install grhino)", name)
+                continue
+            opponent = make_player(spec)
+            try:
+                result = play_match(ours, opponent, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
+            finally:
+                opponent.close()
+            scores[name] = result.score
     return scores

@@ -113,6 +113,7 @@ class TrainingRun:
         self.state = RunState()
         self.rng = np.random.default_rng(cfg.run.seed)
         self.pool = None
+        self.restarts_before_session = 0
         self.started = time.monotonic()
         self.seconds_at_start = 0.0
 
@@ -262,7 +263,7 @@ class TrainingRun:
             return
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.train.threads)
+        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads)
         log.info(
             "arena: candidate vs best #%d: +%d =%d -%d, score %.3f (Elo %+.0f) in %.0fs -> %s",
             self.state.best_id, result.wins, result.draws, result.losses, result.score, result.elo_diff, time.perf_counter() - start,
@@ -289,7 +290,7 @@ class TrainingRun:
         self.state.last_eval_step = self.state.step
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.train.threads)
+        scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads)
         for name, score in scores.items():
             self.metrics.scalar(f"eval/score_vs_{name.replace(':', '_').replace('=', '')}", score, self.state.step)
         log.info(
@@ -300,10 +301,14 @@ class TrainingRun:
 
     def save(self, numbered: bool = False) -> None:
         self.state.seconds = self._elapsed()
-        self.state.worker_restarts = self.pool.restarts if self.pool else self.state.worker_restarts
+        self.state.worker_restarts = self._worker_restarts()
         payload = dataclasses.asdict(self.state)
         payload["rng"] = _rng_state(self.rng)
         checkpoints.save_latest(self.run_dir, self.net, self.trainer, payload, numbered=numbered)
+
+    def _worker_restarts(self) -> int:
+        """Workers restarted over the whole run: earlier sessions' count plus this pool's."""
+        return self.restarts_before_session + (self.pool.restarts if self.pool else 0)
 
     # ------------------------------------------------------------------------------------------
     # The loop
@@ -315,7 +320,9 @@ class TrainingRun:
             setup_logging(self.run_dir)
             self._setup()
             with StopRequest() as stop:
-                self.pool = WorkerPool(str(self.run_dir), self.cfg.selfplay, self.cfg.mcts, seed=self.cfg.run.seed * 1_000_003 + self.state.iteration)
+                self.restarts_before_session = self.state.worker_restarts
+                seed = _pool_seed(self.cfg.run.seed, self.state.iteration, self.replay.total_games)
+                self.pool = WorkerPool(str(self.run_dir), self.cfg.selfplay, self.cfg.mcts, seed=seed)
                 try:
                     if self.cfg.run.mode == "sync":
                         self._loop_sync(stop)
@@ -384,7 +391,7 @@ class TrainingRun:
         m.scalar("selfplay/simulations_per_second", sims_per_s, s.step)
         m.scalar("selfplay/mean_game_length", mean_length, s.step)
         m.scalar("selfplay/games_total", self.replay.total_games, s.step)
-        m.scalar("selfplay/worker_restarts", self.pool.restarts, s.step)
+        m.scalar("selfplay/worker_restarts", self._worker_restarts(), s.step)
         m.scalar("replay/buffer_positions", self.replay.window_size, s.step)
         m.scalar("replay/positions_total", self.replay.total_positions, s.step)
         if steps:
@@ -399,6 +406,13 @@ class TrainingRun:
             s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s,
             s.step, steps, loss_text, self.replay.window_size, s.best_id, s.best_elo, arena, evaluation, _duration(self._elapsed()),
         )
+
+
+def _pool_seed(run_seed: int, iteration: int, games_on_disk: int) -> int:
+    """The self-play seed of a session. The games already on disk enter it: a run resumed after a
+    crash mid-iteration restarts that iteration, and with the same task seeds its workers would
+    write copies of the games the crashed session had already saved."""
+    return int(np.random.SeedSequence([run_seed % 2**63, iteration, games_on_disk]).generate_state(1)[0])
 
 
 def _model_summary(cfg: Config) -> str:
