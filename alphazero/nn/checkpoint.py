@@ -87,12 +87,24 @@ def save_checkpoint(path, net: AlphaZeroNet, extra: dict | None = None, optimize
             os.fsync(handle.fileno())
         fault_point("checkpoint_write", path)
         os.replace(temp_name, path)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
+        failed_write = _os_error_behind(error)
+        if failed_write is not None and failed_write.filename is None:
+            raise OSError(failed_write.errno, failed_write.strerror, str(path)) from error
         raise
     _fsync_directory(path.parent)
     return path
+
+
+def _os_error_behind(error: BaseException) -> OSError | None:
+    """The OSError behind a failed save. torch.save reports a failed write (a full disk, an I/O
+    error) as a RuntimeError of its zip writer with the OSError only as __context__; surfacing it
+    lets callers tell a full disk from a bug."""
+    while error is not None and not isinstance(error, OSError):
+        error = error.__context__
+    return error
 
 
 # Exactly the types torch.load(weights_only=True) accepts (checked with type(), not isinstance:

@@ -15,6 +15,7 @@ task handed to the new process: shards it already wrote are complete, games in f
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import queue
@@ -99,7 +100,15 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 start = time.perf_counter()
                 runner.simulations_run = 0
                 records = runner.play(chunk)
-                path = replay.add_games(records, writer_id=f"w{worker_id}")
+                try:
+                    path = replay.add_games(records, writer_id=f"w{worker_id}")
+                except OSError as error:
+                    if error.errno != errno.ENOSPC:
+                        raise
+                    # Not a crash to restart from (the disk stays full): tell the pool, which stops the run.
+                    where = error.filename or f"a replay shard in {replay.directory}"
+                    result_queue.put(("disk_full", worker_id, task.task_id, {"path": str(where), "message": str(error.strerror)}))
+                    break
                 played += len(records)
                 result_queue.put(
                     (

@@ -16,6 +16,7 @@ training steps since the last `latest.pt`.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import math
 import random
@@ -36,7 +37,7 @@ from alphazero.selfplay.worker import WorkerPool
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics
-from alphazero.train.run_dir import RunLock, prepare, setup_logging
+from alphazero.train.run_dir import DiskFullError, RunLock, prepare, setup_logging
 from alphazero.train.trainer import Trainer
 
 log = logging.getLogger("alphazero.train")
@@ -114,6 +115,7 @@ class TrainingRun:
         self.rng = np.random.default_rng(cfg.run.seed)
         self.pool = None
         self.restarts_before_session = 0
+        self.disk_full: OSError | None = None
         self.started = time.monotonic()
         self.seconds_at_start = 0.0
 
@@ -211,6 +213,8 @@ class TrainingRun:
             for kind, _, _, payload in self.pool.poll(timeout=0.5):
                 if kind == "shard":
                     self._record_shard(payload)
+                elif kind == "disk_full":
+                    raise OSError(errno.ENOSPC, payload["message"], payload["path"])
             if stop.requested:
                 return
 
@@ -328,12 +332,21 @@ class TrainingRun:
                         self._loop_sync(stop)
                     else:
                         self._loop_async(stop)
+                except OSError as error:
+                    if error.errno == errno.ENOSPC:
+                        self.disk_full = error  # no final save: it would fail too; the last latest.pt stands
+                    raise
                 finally:
                     self.pool.close()
-                    self.save()
+                    if self.disk_full is None:
+                        self.save()
                     self.metrics.close()
             log.info("stopped at iteration %d, step %d; resume with run.dir=%s run.resume=true", self.state.iteration, self.state.step, self.run_dir)
             return self.state
+        except OSError as error:
+            if error.errno == errno.ENOSPC:
+                raise DiskFullError(error.filename or self.run_dir) from None
+            raise
         finally:
             lock.release()
 
@@ -367,6 +380,8 @@ class TrainingRun:
             for kind, _, _, payload in self.pool.poll(timeout=0.2):
                 if kind == "shard":
                     self._record_shard(payload)
+                elif kind == "disk_full":
+                    raise OSError(errno.ENOSPC, payload["message"], payload["path"])
             for worker_id in self.pool.idle_workers():
                 self.pool.assign(worker_id, 0)
             train_start = time.perf_counter()

@@ -21,6 +21,14 @@ class RunDirectoryError(RuntimeError):
     """The run directory cannot be used as asked (locked, missing for resume, not empty, ...)."""
 
 
+class DiskFullError(RunDirectoryError):
+    """A write into the run directory failed for lack of space. The run stops at once; every file
+    is written to a temporary name and renamed, so what is on disk stays whole and resumable."""
+
+    def __init__(self, where):
+        super().__init__(f"disk full while writing {where}: free space and resume with run.resume=true")
+
+
 class RunLock:
     """An exclusive flock on <run>/run.lock. The kernel drops it when the process dies, even by
     SIGKILL, so a crashed run never leaves a stale lock behind."""
