@@ -91,7 +91,7 @@ def save_checkpoint(path, net: AlphaZeroNet, extra: dict | None = None, optimize
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp_name)
         failed_write = _os_error_behind(error)
-        if failed_write is not None and failed_write.filename is None:
+        if failed_write is not None and failed_write.errno is not None and failed_write.filename is None:
             raise OSError(failed_write.errno, failed_write.strerror, str(path)) from error
         raise
     _fsync_directory(path.parent)
