@@ -2,24 +2,30 @@
 
     checkpoints/latest.pt          network + optimizer + scheduler + RunState (resume point)
     checkpoints/step-0001500.pt    numbered copies of latest, every train.checkpoint_every_steps
-    checkpoints/best.pt            the network the self-play workers use
-    checkpoints/best.json          {"id", "path", "elo", "step"}: cheap for workers to poll
+    checkpoints/best.json          {"id", "file", "elo", "step"}: names the network the self-play
+                                   workers use; cheap for them to poll
     checkpoints/net-000003.pt      every network that ever became best, by id
+    checkpoints/best.pt            a copy of the best network for people and tools (play, gtp)
 
 Every file is written atomically (alphazero.nn.checkpoint writes to a temp file and renames), and
-`best.json` is written after the network it points to, so a reader never sees a pointer to a
-missing or half-written file.
+`best.json` is written after the numbered network it names and is the commit point of a
+promotion: a reader never sees a pointer to a missing or half-written file, nor a network under
+another network's id. A crash can leave temp files and a best.pt one promotion behind;
+`tidy_after_crash` (run at every resume) deals with both.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from pathlib import Path
 
 from alphazero.faults.hooks import fault_point
-from alphazero.nn.checkpoint import load_checkpoint, save_checkpoint
+from alphazero.nn.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
+
+log = logging.getLogger(__name__)
 
 
 def checkpoint_dir(run_dir) -> Path:
@@ -56,15 +62,48 @@ def read_best_pointer(run_dir) -> dict:
 
 
 def publish_best(run_dir, net, network_id: int, elo: float, step: int) -> dict:
-    """Make `net` the best network: numbered file, best.pt, then the pointer (in that order)."""
+    """Make `net` the best network: its numbered file, the pointer naming that file (the commit
+    point), then the best.pt copy (in that order)."""
     directory = checkpoint_dir(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     meta = {"network_id": network_id, "elo": elo, "step": step}
-    save_checkpoint(directory / f"net-{network_id:06d}.pt", net, extra=meta)
-    save_checkpoint(directory / "best.pt", net, extra=meta)
-    pointer = {"id": network_id, "file": "best.pt", "elo": elo, "step": step}
+    numbered = f"net-{network_id:06d}.pt"
+    save_checkpoint(directory / numbered, net, extra=meta)
+    pointer = {"id": network_id, "file": numbered, "elo": elo, "step": step}
     write_json_atomic(directory / "best.json", pointer)
+    save_checkpoint(directory / "best.pt", net, extra=meta)
     return pointer
+
+
+def tidy_after_crash(run_dir) -> None:
+    """Undo what a crash can leave in checkpoints/; call with the run lock held (no writer live).
+
+    Temp files of interrupted writes are deleted (each is a whole checkpoint's worth of disk), and
+    a best.pt that a crash left behind the pointer is copied again from the network it names.
+    """
+    directory = checkpoint_dir(run_dir)
+    if not directory.is_dir():
+        return
+    stale = [entry.path for entry in os.scandir(directory) if entry.name.endswith(".tmp") and entry.is_file()]
+    for path in stale:
+        os.unlink(path)
+    if stale:
+        log.info("removed %d temp file(s) of interrupted checkpoint writes: %s", len(stale), sorted(os.path.basename(p) for p in stale))
+    try:
+        pointer = read_best_pointer(run_dir)
+    except FileNotFoundError:
+        return
+    copy = directory / "best.pt"
+    if pointer["file"] == copy.name:
+        return  # a pointer written before best.pt became a copy
+    try:
+        copied_id = load_checkpoint(copy).extra.get("network_id")
+    except CheckpointError:
+        copied_id = None
+    if copied_id != pointer["id"]:
+        source = load_checkpoint(pointer["path"])
+        save_checkpoint(copy, load_network(pointer["path"]), extra=source.extra)
+        log.info("best.pt held network #%s, best.json names #%d: copied %s to best.pt again", copied_id, pointer["id"], pointer["file"])
 
 
 def save_latest(run_dir, net, trainer, run_state: dict, numbered: bool) -> Path:

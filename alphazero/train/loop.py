@@ -129,6 +129,8 @@ class TrainingRun:
         _seed_everything(cfg.run.seed)
         torch.set_num_threads(cfg.train.threads)
         self.device = resolve_device(cfg.train.device)
+        if cfg.run.resume:
+            checkpoints.tidy_after_crash(self.run_dir)
         latest = checkpoints.load_latest(self.run_dir) if cfg.run.resume else None
         if latest is not None:
             self._check_same_model(latest.model_config)
