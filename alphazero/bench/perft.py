@@ -5,7 +5,7 @@ Counts use bulk counting at the last ply (see alphazero.othello.perft). Single-t
 
 import argparse
 
-from alphazero.bench.timing import best_of
+from alphazero.bench._timing import best_of
 from alphazero.othello.bitboard import START_BLACK, START_WHITE
 from alphazero.othello.perft import perft
 

@@ -2,7 +2,7 @@
 
 import argparse
 
-from alphazero.bench.timing import best_of
+from alphazero.bench._timing import best_of
 from alphazero.othello.playout import random_games
 
 
