@@ -66,8 +66,8 @@ def _rate(function, items_per_call, repeats, window_seconds):
     return round(items_per_call * calls / best), round(items_per_call * calls / median)
 
 
-def measure_inference(net, positions, batch, device, repeats, window_seconds, channels_last):
-    evaluator = NetworkEvaluator(net, device=device, channels_last=channels_last)
+def measure_inference(net, positions, batch, device, repeats, window_seconds, cpu_kernels):
+    evaluator = NetworkEvaluator(net, device=device, cpu_kernels=cpu_kernels)
     batch_positions = positions[:batch]
     return _rate(lambda: evaluator(batch_positions), batch, repeats, window_seconds)
 
@@ -107,7 +107,13 @@ def main(argv):
     parser.add_argument("--channels", type=int, help="override the preset's channels")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, auto")
-    parser.add_argument("--channels-last", action="store_true", help="NHWC memory format (CPU: slower here)")
+    parser.add_argument("--cpu-kernels", default="auto", choices=["auto", "eager"], help="NetworkEvaluator's cpu_kernels")
+    parser.add_argument(
+        "--train-memory-format",
+        default="channels_last",
+        choices=["channels_last", "contiguous"],
+        help="layout of the training net's weights and inputs (channels_last was faster on CPU)",
+    )
     parser.add_argument("--repeats", type=int, default=7, help="timed windows per figure; the best is reported")
     parser.add_argument("--window", type=float, default=0.25, help="seconds per timed window")
     parser.add_argument("--skip-training", action="store_true")
@@ -133,14 +139,16 @@ def main(argv):
         "parameters": count_parameters(net),
         "threads": args.threads,
         "device": str(device),
-        "channels_last": args.channels_last,
+        "cpu_kernels": args.cpu_kernels,
+        "train_memory_format": args.train_memory_format,
     }
     for batch in INFERENCE_BATCHES:
-        best, median = measure_inference(net, positions, batch, device, args.repeats, args.window, args.channels_last)
+        best, median = measure_inference(net, positions, batch, device, args.repeats, args.window, args.cpu_kernels)
         result[f"evals_per_second_batch{batch}"] = best
         result[f"median_evals_per_second_batch{batch}"] = median
     if not args.skip_training:
-        best, median = measure_training(net, positions, device, args.repeats, args.window, args.channels_last)
+        channels_last = args.train_memory_format == "channels_last"
+        best, median = measure_training(net, positions, device, args.repeats, args.window, channels_last)
         result[f"train_samples_per_second_batch{TRAIN_BATCH}"] = best
         result[f"median_train_samples_per_second_batch{TRAIN_BATCH}"] = median
     return result

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from alphazero.nn import cpu_inference
 from alphazero.nn.config import model_preset
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import NetworkEvaluator, resolve_device, resolve_precision
@@ -88,11 +89,20 @@ def test_threads_sets_torchs_thread_count(net):
         NetworkEvaluator(net, device="cpu", threads=0)
 
 
-def test_channels_last_gives_the_same_outputs(net, positions):
-    plain = NetworkEvaluator(net, device="cpu")(positions)
-    nhwc = NetworkEvaluator(net, device="cpu", channels_last=True)(positions)
-    np.testing.assert_allclose(plain[0], nhwc[0], atol=1e-5)
-    np.testing.assert_allclose(plain[1], nhwc[1], atol=1e-5)
+def test_large_cpu_batches_use_the_fused_onednn_kernels_with_the_same_outputs(net, positions):
+    assert len(positions) >= cpu_inference.MIN_BATCH
+    fast = NetworkEvaluator(net, device="cpu")
+    if cpu_inference.available():
+        assert isinstance(fast._large_batch_model, cpu_inference.MkldnnForward)
+    eager = NetworkEvaluator(net, device="cpu", cpu_kernels="eager")
+    for batch in (positions, positions[:3]):
+        np.testing.assert_allclose(fast(batch)[0], eager(batch)[0], atol=1e-5)
+        np.testing.assert_allclose(fast(batch)[1], eager(batch)[1], atol=1e-5)
+
+
+def test_unknown_cpu_kernels_is_rejected(net):
+    with pytest.raises(ValueError, match="unknown cpu_kernels 'fast'"):
+        NetworkEvaluator(net, device="cpu", cpu_kernels="fast")
 
 
 def test_resolve_device_names():

@@ -1,0 +1,93 @@
+"""AlphaZeroNet's forward pass on CPU through oneDNN (mkldnn) fused convolution kernels.
+
+`MkldnnForward(fused_net)` computes exactly `fused_net(planes)` (to float rounding) for a net that
+went through `fuse_for_inference`, but calls `torch.ops.mkldnn._convolution_pointwise`, the fused
+kernels TorchInductor emits on CPU: conv + bias + ReLU in one call, and for the second conv of a
+residual block conv + bias + residual add + ReLU in one call. That removes the separate ReLU and
+add passes over the activations and keeps every activation in oneDNN's channels-last layout.
+
+Measured on the 2-core CI machine (4x32 and 6x64 towers, 1 thread, see docs/benchmarks.md): 25-45%
+more positions per second than the fused eager model at batches >= 32, but slower below ~16
+(oneDNN's per-call setup dominates tiny convolutions), so NetworkEvaluator uses it only for
+batches of at least MIN_BATCH. The op is private to torch (TorchInductor's CPU backend relies on
+it); `available()` checks it exists and the evaluator falls back to eager where it does not.
+
+This mirrors AlphaZeroNet.forward block by block; tests/nn pins the two equal for both block
+kinds, so a change to the model that is not mirrored here fails there.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from alphazero.nn.model import GlobalPoolingBlock, ResidualBlock
+
+MIN_BATCH = 32
+
+
+def available() -> bool:
+    """True where this torch build has oneDNN and its fused pointwise convolution op."""
+    try:
+        return torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_convolution_pointwise")
+    except (AttributeError, RuntimeError):
+        return False
+
+
+class _Conv:
+    """A biased Conv2d's tensors and geometry, ready for the pointwise op (3x3 or 1x1, stride 1)."""
+
+    def __init__(self, conv: nn.Conv2d):
+        if conv.bias is None or conv.stride != (1, 1) or conv.dilation != (1, 1) or conv.groups != 1:
+            raise ValueError(f"expected a fused stride-1 Conv2d with bias, got {conv}")
+        self.weight = conv.weight.detach().contiguous()
+        self.bias = conv.bias.detach()
+        self.padding = list(conv.padding)
+
+    def __call__(self, x, unary="relu"):
+        return torch.ops.mkldnn._convolution_pointwise(
+            x, self.weight, self.bias, self.padding, [1, 1], [1, 1], 1, unary, [], ""
+        )
+
+    def add_relu(self, x, residual):
+        """relu(conv(x) + residual) in one kernel."""
+        return torch.ops.mkldnn._convolution_pointwise.binary(
+            x, residual, self.weight, self.bias, self.padding, [1, 1], [1, 1], 1, "add", None, "relu", [], ""
+        )
+
+
+class MkldnnForward:
+    """Callable planes [N, C, 8, 8] -> (policy_logits [N, 65], value [N]), inference only."""
+
+    def __init__(self, fused_net: nn.Module):
+        self.stem = _Conv(fused_net.stem)
+        self.blocks = []
+        for block in fused_net.blocks:
+            if isinstance(block, GlobalPoolingBlock):
+                self.blocks.append(("pool", _Conv(block.conv1), _Conv(block.conv2), block.regular, block.pool_bias))
+            elif isinstance(block, ResidualBlock):
+                self.blocks.append(("plain", _Conv(block.conv1), _Conv(block.conv2), None, None))
+            else:
+                raise TypeError(f"no mkldnn forward for block type {type(block).__name__}")
+        self.policy_conv = _Conv(fused_net.policy_conv)
+        self.policy_fc = fused_net.policy_fc
+        self.value_conv = _Conv(fused_net.value_conv)
+        self.value_fc1 = fused_net.value_fc1
+        self.value_fc2 = fused_net.value_fc2
+
+    def __call__(self, planes: torch.Tensor):
+        x = self.stem(planes.contiguous(memory_format=torch.channels_last))
+        for kind, conv1, conv2, regular_channels, pool_bias in self.blocks:
+            if kind == "plain":
+                x = conv2.add_relu(conv1(x), x)
+                continue
+            y = conv1(x, unary="none")
+            regular, pooled = y[:, :regular_channels], F.relu(y[:, regular_channels:])
+            stats = torch.cat((pooled.mean(dim=(2, 3)), pooled.amax(dim=(2, 3))), dim=1)
+            regular = F.relu(regular + pool_bias(stats)[:, :, None, None])
+            x = conv2.add_relu(regular.contiguous(memory_format=torch.channels_last), x)
+        policy_logits = self.policy_fc(self.policy_conv(x).flatten(1))
+        value = self.value_conv(x).flatten(1)
+        value = torch.tanh(self.value_fc2(F.relu(self.value_fc1(value)))).squeeze(-1)
+        return policy_logits, value
