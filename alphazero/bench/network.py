@@ -6,7 +6,10 @@ cross-entropy + value MSE, backward, SGD-with-momentum step). Positions are rand
 positions (random legal moves from the start), so the legal masks are realistic.
 
 Each figure is the best of several short timed windows: on a shared machine the best window is the
-one least disturbed by other load; the median is reported beside it.
+one least disturbed by other load; the median is reported beside it. `--clock cpu` times windows
+by the process's CPU time instead of the wall clock: with `--threads 1` on a machine other jobs keep
+busy, that is the figure the same run would reach alone (wall-clock windows then mostly measure
+the scheduler). With several threads CPU time also counts their spin-waiting, so use wall there.
 """
 
 import argparse
@@ -46,33 +49,38 @@ def random_positions(count: int, seed: int, max_plies: int = 50) -> np.ndarray:
     return out
 
 
-def _calls_per_window(function, window_seconds):
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def _calls_per_window(function, window_seconds, clock):
     """How many calls of `function` fill one timed window (after one warm-up call)."""
     function()
-    start = time.perf_counter()
+    start = clock()
     function()
-    once = max(time.perf_counter() - start, 1e-6)
+    once = max(clock() - start, 1e-6)
     return max(1, int(window_seconds / once))
 
 
-def _rate(function, items_per_call, repeats, window_seconds):
-    calls = _calls_per_window(function, window_seconds)
-
-    def window():
+def _rate(function, items_per_call, repeats, window_seconds, clock):
+    """(best, median) items per second over `repeats` windows timed by `clock`."""
+    calls = _calls_per_window(function, window_seconds, clock)
+    times = []
+    for _ in range(repeats):
+        start = clock()
         for _ in range(calls):
             function()
+        times.append(max(clock() - start, 1e-9))
+    times.sort()
+    return round(items_per_call * calls / times[0]), round(items_per_call * calls / times[len(times) // 2])
 
-    best, median, _ = best_of(repeats, window)
-    return round(items_per_call * calls / best), round(items_per_call * calls / median)
 
-
-def measure_inference(net, positions, batch, device, repeats, window_seconds, cpu_kernels):
+def measure_inference(net, positions, batch, device, repeats, window_seconds, cpu_kernels, clock):
     evaluator = NetworkEvaluator(net, device=device, cpu_kernels=cpu_kernels)
     batch_positions = positions[:batch]
-    return _rate(lambda: evaluator(batch_positions), batch, repeats, window_seconds)
+    return _rate(lambda: evaluator(batch_positions), batch, repeats, window_seconds, clock)
 
 
-def measure_training(net, positions, device, repeats, window_seconds, channels_last):
+def measure_training(net, positions, device, repeats, window_seconds, channels_last, clock):
     planes, legal_mask = encode_positions_and_mask(positions[:TRAIN_BATCH])
     rng = np.random.default_rng(0)
     target = rng.random(legal_mask.shape, dtype=np.float32) * legal_mask
@@ -97,7 +105,7 @@ def measure_training(net, positions, device, repeats, window_seconds, channels_l
         if device.type == "cuda":
             torch.cuda.synchronize()
 
-    return _rate(step, TRAIN_BATCH, repeats, window_seconds)
+    return _rate(step, TRAIN_BATCH, repeats, window_seconds, clock)
 
 
 def main(argv):
@@ -116,11 +124,13 @@ def main(argv):
     )
     parser.add_argument("--repeats", type=int, default=7, help="timed windows per figure; the best is reported")
     parser.add_argument("--window", type=float, default=0.25, help="seconds per timed window")
+    parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS), help="cpu: process CPU time (see above)")
     parser.add_argument("--skip-training", action="store_true")
     args = parser.parse_args(argv)
     if args.threads < 1:
         parser.error(f"--threads must be >= 1, got {args.threads}")
 
+    clock = CLOCKS[args.clock]
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     cfg = model_preset(args.preset)
@@ -138,17 +148,18 @@ def main(argv):
         "global_pooling": cfg.global_pooling,
         "parameters": count_parameters(net),
         "threads": args.threads,
+        "clock": args.clock,
         "device": str(device),
         "cpu_kernels": args.cpu_kernels,
         "train_memory_format": args.train_memory_format,
     }
     for batch in INFERENCE_BATCHES:
-        best, median = measure_inference(net, positions, batch, device, args.repeats, args.window, args.cpu_kernels)
+        best, median = measure_inference(net, positions, batch, device, args.repeats, args.window, args.cpu_kernels, clock)
         result[f"evals_per_second_batch{batch}"] = best
         result[f"median_evals_per_second_batch{batch}"] = median
     if not args.skip_training:
         channels_last = args.train_memory_format == "channels_last"
-        best, median = measure_training(net, positions, device, args.repeats, args.window, channels_last)
+        best, median = measure_training(net, positions, device, args.repeats, args.window, channels_last, clock)
         result[f"train_samples_per_second_batch{TRAIN_BATCH}"] = best
         result[f"median_train_samples_per_second_batch{TRAIN_BATCH}"] = median
     return result

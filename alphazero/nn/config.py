@@ -4,13 +4,24 @@ A plain dataclass (Hydra-friendly: every field has a default, all plain types). 
 as a dict (`to_dict`) and rebuild it with `from_dict`, which rejects unknown keys and a plane count
 that differs from the current encoding.
 
-Presets, measured on the 2-core CI machine with `python -m alphazero.bench network` (fp32, 2
-threads, inference through NetworkEvaluator with fused batch norm; see docs/benchmarks.md):
+Presets (parameters; positions/s through NetworkEvaluator at batch 256 on one core of the 2-core CI
+machine, best CPU-time windows under load, `python -m alphazero.bench network`):
 
-- tiny:   2 x 16. Unit tests and smoke runs only.
-- small:  see SMALL_WHY below. CPU self-play and the CPU training loop.
-- medium: 10 x 96 with global pooling: the GPU workhorse.
-- large:  20 x 128 with global pooling: long GPU runs.
+- tiny:   2 x 16 (20k params). Unit tests and smoke runs only.
+- small:  4 x 48 (181k params; 5.5k positions/s per core). CPU self-play and training.
+- medium: 10 x 96 with global pooling (1.6M params): the GPU workhorse.
+- large:  20 x 128 with global pooling (5.7M params): long GPU runs.
+
+Why small is 4 x 48. Per core at batch 256: 4x32 12.9k positions/s, 4x48 5.5k, 5x48 4.4k, 6x48
+3.8k, 4x64 4.0k, 6x64 2.7k. The search tree runs ~260k simulations/s on one core (`python -m
+alphazero.bench mcts`): ~4 us per simulation against ~180 us per leaf for 4x48, so tree and
+batching overhead is ~2% of a self-play step (1% measured end to end with `bench mcts --evaluator
+small`; 4x32 would be ~5%), far inside the 20% budget anywhere in the 4-6 blocks x 32-64 channels
+region. So the overhead bound does not pick the size; the trade is games per CPU-hour against
+capacity (at 200 simulations a move, generating a position costs ~50x one training pass over it). 4x48 has 2x the parameters of
+4x32 for 2.4x the cost and twice the speed of 6x64; the warm start (checkpoints/warmstart.pt,
+supervised on WTHOR) is trained at this size. Its receptive field (9 stacked 3x3 convs: 19 squares)
+spans the board. 4x32 is the faster fallback if self-play volume proves to be the bottleneck.
 """
 
 from __future__ import annotations
@@ -23,7 +34,9 @@ from alphazero.nn.encoding import NUM_PLANES
 
 @dataclass
 class ModelConfig:
-    """blocks:           residual blocks in the tower.
+    """The defaults are the `small` preset.
+
+    blocks:           residual blocks in the tower.
     channels:         convolution channels in the tower.
     global_pooling:   KataGo-style global-pooling bias in every second block (lets distant regions,
                       e.g. parity or who owns the corners, inform each square; cheap at 8x8).
