@@ -6,10 +6,12 @@ kernels TorchInductor emits on CPU: conv + bias + ReLU in one call, and for the 
 residual block conv + bias + residual add + ReLU in one call. That removes the separate ReLU and
 add passes over the activations and keeps every activation in oneDNN's channels-last layout.
 
-Measured on the 2-core CI machine (4x32 and 6x64 towers, 1 thread, see docs/benchmarks.md): 25-45%
-more positions per second than the fused eager model at batches >= 32, but slower below ~16
-(oneDNN's per-call setup dominates tiny convolutions), so NetworkEvaluator uses it only for
-batches of at least MIN_BATCH. The op is private to torch (TorchInductor's CPU backend relies on
+Measured on the 2-core CI machine (4x32, 4x48 and 6x64 towers, 1 thread, CPU time, the machine
+shared with other jobs): 8-45% more positions per second than the fused channels-last eager model
+at batches >= 32 (model alone: 25-45%; through NetworkEvaluator, whose encoding and softmax are
+unchanged: 8-14%), but up to 3x slower at batch 1 (oneDNN's per-call setup dominates tiny
+convolutions; the crossover is at 16-32), so NetworkEvaluator uses it only for batches of at least
+MIN_BATCH. The op is private to torch (TorchInductor's CPU backend relies on
 it); `available()` checks it exists and the evaluator falls back to eager where it does not.
 
 This mirrors AlphaZeroNet.forward block by block; tests/nn pins the two equal for both block

@@ -18,11 +18,12 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
 - On CPU: float32 everywhere (autocast off), the planes unpacked by a numba kernel, activations in
   channels-last layout (faster than NCHW at every batch size measured); batches of at least
   `cpu_inference.MIN_BATCH` go through oneDNN's fused conv+bias+add+ReLU kernels
-  (`cpu_inference.MkldnnForward`, 25-45% faster there), smaller ones through the fused eager model.
+  (`cpu_inference.MkldnnForward`, 8-45% faster there by our noisy measurements), smaller ones
+  through the fused eager model.
   Threads are set with `torch.set_num_threads` (process-wide: torch has no per-module thread
   count). On a machine whose cores are already busy use threads=1: torch's worker threads
-  spin-wait on each other, and with 2 threads on 2 contended cores a batch-1 call was measured
-  100x slower than with 1.
+  spin-wait on each other, and with 2 threads on 2 contended cores batch-1 calls were measured
+  over 100x slower than with 1.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype | Non
     """The autocast dtype for `precision` on `device`, or None for plain float32.
 
     "auto" is bf16 on CUDA (fp16 where the GPU lacks bf16) and float32 elsewhere. Reduced precision
-    is refused off CUDA: on CPU, autocast did not pay off and changes results between machines.
+    is refused off CUDA: on the CI CPU (AVX-512 BF16, no AMX) bf16 autocast ran at 0.88x the
+    float32 speed (small preset, batch 256), and it would make results differ between machines.
     """
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
