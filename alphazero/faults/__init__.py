@@ -5,6 +5,7 @@
     checks.py    what must hold in a run directory after any crash (files load, counters, no loss)
     trials.py    randomized kill/resume trials, worker kills, disk-full, lock refusal
     badinput.py  corrupt-input generators and the readers they are fed to
+    suite.py     all of the above in one report (the benchmark's JSON line)
 
 Only hooks.py is imported by the pipeline itself; the rest is tooling for tests and the benchmark.
 """

@@ -150,20 +150,21 @@ class Campaign:
         start = time.monotonic()
         proc, resumed = self._start(plan.fault)
         problems: list[str] = []
+        hangs: list[str] = []
         injected = False
         try:
             injected = self._inject(proc, plan, problems, check_lock)
             code = proc.wait(self.run_timeout)
             if code is None:
-                problems.append(f"run did not finish within {self.run_timeout:.0f}s (hang)")
+                hangs.append(f"hang: the run did not finish within {self.run_timeout:.0f}s")
             if plan.kind in ("hook", "disk_full"):
                 injected = proc.fault_fired()
-            left = proc.leftovers()
+            left = proc.leftovers() if not hangs else []
             if left:
                 problems.append(f"processes still running after the run ended: {left}")
         finally:
             proc.cleanup()
-        return self._conclude(len(self.outcomes), plan, proc, resumed, injected, problems, start)
+        return self._conclude(len(self.outcomes), plan, proc, resumed, injected, problems, start, hangs)
 
     def _inject(self, proc: runs.RunProcess, plan: TrialPlan, problems: list, check_lock: bool) -> bool:
         if plan.kind in ("timed_kill", "worker_kill") or check_lock:
@@ -196,17 +197,17 @@ class Campaign:
             problems.append(f"a self-play worker (pid {victim[0]}) was killed but the run never logged restarting it")
         return True
 
-    def _conclude(self, index, plan, proc, resumed, injected, problems, start) -> TrialOutcome:
+    def _conclude(self, index, plan, proc, resumed, injected, problems, start, hangs) -> TrialOutcome:
         output = proc.output()
         code = proc.popen.returncode
-        crashes = runs.crash_signs(output)
+        crashes = hangs + runs.crash_signs(output)
         killed = code == -signal.SIGKILL
         stopped_for_disk = plan.kind == "disk_full" and code == 2 and bool(DISK_FULL_MESSAGE.search(output))
         if plan.kind == "disk_full" and injected and not stopped_for_disk:
             problems.append(f"the disk filled but the run did not stop with the disk-full message (exit {code})")
         if code not in (0, -signal.SIGKILL) and not stopped_for_disk:
             crashes.append(f"exit code {code}: {output.strip().splitlines()[-1][:300] if output.strip() else 'no output'}")
-        if killed and not injected:
+        if killed and not injected and not hangs:
             problems.append("run died of SIGKILL that no fault of this trial sent")
         resume_ok = None
         if resumed:
@@ -324,7 +325,7 @@ def disk_full_trial(work_dir: Path, how: str, expect: Expectations = Expectation
         output = first.output()
         stopped = code not in (None, 0) and bool(DISK_FULL_MESSAGE.search(output))
         if code is None:
-            problems.append("the run did not stop within the time limit after the disk filled")
+            crashes.append("hang: the run did not stop within the time limit after the disk filled")
         elif code == 0:
             problems.append("the run finished without meeting a full disk (ballast too small?)")
         elif not DISK_FULL_MESSAGE.search(output):

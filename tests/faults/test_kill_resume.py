@@ -21,7 +21,7 @@ def _assert_clean(outcome):
     assert outcome.games_lost == 0
 
 
-def test_kills_a_worker_kill_and_a_full_disk_then_resume_loses_nothing(tmp_path):
+def test_kills_a_dead_worker_and_a_full_disk_each_resume_without_losing_games_or_networks(tmp_path):
     campaign = Campaign(tmp_path)
     first = campaign.run_trial(TrialPlan("hook", fault="shard_write:1"))
     _assert_clean(first)
