@@ -9,6 +9,7 @@ Messages (worker -> pool, on one shared queue):
     ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id"})
     ("done", worker_id, task_id, {})
     ("error", worker_id, task_id, {"message"})
+    ("disk_full", worker_id, task_id, {"path", "message"})   a shard write hit ENOSPC; the run stops
 A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll`, restarted, and the rest of its
 task handed to the new process: shards it already wrote are complete, games in flight are lost.
 """
