@@ -3,7 +3,7 @@
     python -m alphazero.arena PLAYER_A PLAYER_B --pairs N [--opening-plies 4] [--seed S]
         [--openings FILE] [--save-ggf PATH] [--save-transcripts PATH] [--progress]
     python -m alphazero.arena ladder P1 P2 P3 ... --pairs N [--opening-plies 4] [--seed S]
-        [--openings FILE] [--out FILE.md] [--progress]
+        [--openings FILE] [--out FILE.md] [--gauntlet K] [--results FILE.jsonl] [--progress]
 
 A match prints one JSON line (wins, draws, losses, score, elo_diff, elo_ci95, games_per_second,
 wipeouts, ...) from PLAYER_A's view. A ladder prints the markdown report (and writes it to --out)
@@ -68,6 +68,14 @@ def ladder_parser() -> argparse.ArgumentParser:
     parser.add_argument("players", metavar="PLAYER", nargs="+", help=SPEC_HELP)
     _common_options(parser)
     parser.add_argument("--out", metavar="FILE.md", help="also write the markdown report here")
+    parser.add_argument(
+        "--gauntlet", type=_non_negative_int, default=0, metavar="K",
+        help="only pairings with one of the first K players: they play everyone, the rest (a fixed field) do not play each other",
+    )
+    parser.add_argument(
+        "--results", metavar="FILE.jsonl",
+        help="append each finished match here; a restarted ladder reuses the matches already in it",
+    )
     return parser
 
 
@@ -129,7 +137,7 @@ def run_ladder(argv) -> int:
         try:
             ladder = play_ladder(
                 players, args.pairs, opening_plies=args.opening_plies, seed=args.seed, openings=openings,
-                progress=args.progress,
+                progress=args.progress, gauntlet=args.gauntlet, results_path=args.results,
             )
         except ValueError as err:
             parser.error(str(err))

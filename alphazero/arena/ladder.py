@@ -3,12 +3,22 @@
 All pairings use the same openings (same seed), so every player meets the same positions. The
 report is a markdown table of fitted ratings and a score matrix (row player's score against the
 column player, with wins-draws-losses).
+
+A gauntlet (`gauntlet=K`) plays only the pairings that involve one of the first K players: the way
+to measure a few networks against a fixed field of opponents without paying for the field's own
+round robin. With a results file, every finished match is appended to it (one JSON line) and a
+restarted ladder reuses the matches already there, so a killed ladder loses at most one match.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+import os
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -77,6 +87,16 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def ladder_pairings(num_players: int, gauntlet: int = 0) -> list[tuple[int, int]]:
+    """Pairs (i, j), i < j, to play: all of them, or with `gauntlet` K > 0 those with i < K."""
+    if gauntlet < 0:
+        raise ValueError(f"gauntlet must be >= 0 (0 = full round robin), got {gauntlet}")
+    if gauntlet >= num_players:
+        raise ValueError(f"gauntlet {gauntlet} leaves no field to play: only {num_players} players")
+    pairs = itertools.combinations(range(num_players), 2)
+    return [(i, j) for i, j in pairs if gauntlet == 0 or i < gauntlet]
+
+
 def play_ladder(
     players: list[Player],
     num_pairs: int,
@@ -85,20 +105,93 @@ def play_ladder(
     openings: list | None = None,
     progress: bool = False,
     prior_games: float = 1.0,
+    gauntlet: int = 0,
+    results_path: str | os.PathLike | None = None,
 ) -> LadderResult:
-    """Round-robin of `play_match` over all pairs of `players` on shared openings; fit ratings."""
+    """`play_match` over the ladder's pairings (`ladder_pairings`) on shared openings; fit ratings.
+
+    `results_path`: a JSON-lines file of finished matches, appended to as they finish and read back
+    on a restart (a match is reused when both player names and the openings are the same)."""
     if len(players) < 2:
         raise ValueError(f"a ladder needs at least 2 players, got {len(players)}")
     names = _distinct_names([player.name for player in players])
+    pairings = ladder_pairings(len(players), gauntlet)
     if openings is None:
         openings = random_openings(num_pairs, opening_plies, seed)
+    openings_key = _openings_key(openings)
+    done = _read_results(results_path, openings_key) if results_path else {}
     matches: dict[tuple[int, int], MatchResult] = {}
-    for i, j in itertools.combinations(range(len(players)), 2):
-        matches[(i, j)] = play_match(players[i], players[j], num_pairs, seed=seed, openings=openings, progress=progress)
+    for i, j in pairings:
+        cached = done.get((names[i], names[j]))
+        if cached is not None:
+            matches[(i, j)] = cached
+            continue
+        result = play_match(players[i], players[j], num_pairs, seed=seed, openings=openings, progress=progress)
+        matches[(i, j)] = result
+        if results_path:
+            _append_result(results_path, names[i], names[j], openings_key, result)
+        if progress:
+            print(
+                f"ladder {len(matches)}/{len(pairings)}: {names[i]} vs {names[j]}: {result.score:.3f} "
+                f"(+{result.wins} ={result.draws} -{result.losses}) in {result.seconds:.0f}s",
+                file=sys.stderr, flush=True,
+            )
     ladder = LadderResult(names, matches, np.zeros(len(players)))
     points, games, _ = ladder.tables()
     ladder.ratings = fit_ratings(points, games, prior_games=prior_games)
     return ladder
+
+
+def _openings_key(openings: list) -> str:
+    """A short fingerprint of the opening list, so results from other openings are never reused."""
+    text = "\n".join(" ".join(str(int(action)) for action in opening) for opening in openings)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _append_result(path, name_a: str, name_b: str, openings_key: str, result: MatchResult) -> None:
+    line = {
+        "player_a": name_a, "player_b": name_b, "openings": openings_key,
+        "wins": result.wins, "draws": result.draws, "losses": result.losses,
+        "wipeouts": result.wipeouts, "seconds": round(result.seconds, 2),
+    }
+    with open(path, "a+b") as handle:
+        torn = handle.tell() > 0 and not _ends_with_newline(handle)
+        handle.write((("\n" if torn else "") + json.dumps(line) + "\n").encode())
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _ends_with_newline(handle) -> bool:
+    """Whether the file ends with a newline (a line torn by a kill does not: start a fresh one)."""
+    handle.seek(-1, os.SEEK_END)
+    last = handle.read(1)
+    handle.seek(0, os.SEEK_END)
+    return last == b"\n"
+
+
+def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]:
+    """Finished matches of an earlier run of the same ladder; a torn last line is ignored."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    out = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            key = (row["player_a"], row["player_b"])
+            result = MatchResult(
+                row["player_a"], row["player_b"], int(row["wins"]), int(row["draws"]), int(row["losses"]),
+                games=[], seconds=float(row["seconds"]), wipeouts=int(row["wipeouts"]),
+            )
+            matches_openings = row["openings"] == openings_key
+        except (ValueError, KeyError, TypeError) as err:
+            print(f"warning: {path}:{number}: unreadable ladder result ignored ({err})", file=sys.stderr)
+            continue
+        if matches_openings:
+            out[key] = result
+    return out
 
 
 def _distinct_names(names: list[str]) -> list[str]:

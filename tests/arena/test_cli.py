@@ -50,6 +50,40 @@ def test_ladder_ranks_the_stronger_player_first_and_tables_agree():
     assert ladder.to_markdown().splitlines()[2].startswith("| 1 | alphabeta(depth=2)")
 
 
+def test_gauntlet_plays_only_pairings_with_the_first_players():
+    from alphazero.arena.ladder import ladder_pairings
+
+    assert ladder_pairings(4) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    assert ladder_pairings(4, gauntlet=1) == [(0, 1), (0, 2), (0, 3)]
+    assert ladder_pairings(4, gauntlet=2) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
+    with pytest.raises(ValueError, match="no field"):
+        ladder_pairings(3, gauntlet=3)
+    ladder = play_ladder([AlphaBetaPlayer(depth=1), RandomPlayer(seed=1), GreedyPlayer()], num_pairs=2, gauntlet=1)
+    _, games, _ = ladder.tables()
+    assert games[0, 1] == games[0, 2] == 4 and games[1, 2] == 0
+
+
+class _MustNotPlay(GreedyPlayer):
+    def select_moves(self, *args, **kwargs):
+        raise AssertionError("a finished match was played again")
+
+    def select_move(self, *args, **kwargs):
+        raise AssertionError("a finished match was played again")
+
+
+def test_a_restarted_ladder_reuses_the_matches_in_its_results_file(tmp_path):
+    results = tmp_path / "ladder.jsonl"
+    first = play_ladder([RandomPlayer(seed=1), GreedyPlayer()], num_pairs=3, seed=4, results_path=results)
+    with results.open("a") as handle:
+        handle.write('{"player_a": "torn')  # a line cut by a kill is ignored
+    again = play_ladder([RandomPlayer(seed=1), _MustNotPlay()], num_pairs=3, seed=4, results_path=results)
+    assert again.matches[(0, 1)].wins == first.matches[(0, 1)].wins
+    assert again.tables()[0].tolist() == first.tables()[0].tolist()
+    other_openings = play_ladder([RandomPlayer(seed=1), GreedyPlayer()], num_pairs=3, seed=5, results_path=results)
+    assert other_openings.matches[(0, 1)].num_games == 6
+    assert len(results.read_text().splitlines()) == 3  # two matches + the torn line
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
