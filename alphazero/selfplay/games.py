@@ -55,8 +55,9 @@ class SelfPlayRunner:
             return _Slot(random_opening(self.rng, self.random_opening_plies))
         return _Slot(GameState(int(START_BLACK), int(START_WHITE), True))
 
-    def play(self, num_games: int, on_game=None) -> list[GameRecord]:
-        """Play `num_games` complete games; `on_game(record)` is called as each one finishes."""
+    def play(self, num_games: int, on_game=None, on_step=None) -> list[GameRecord]:
+        """Play `num_games` complete games; `on_game(record)` is called as each one finishes and
+        `on_step(moves_played)` after every batched search step (for progress reports)."""
         slots: list[_Slot | None] = [None] * self.num_slots
         positions = np.zeros((self.num_slots, 2), dtype=np.uint64)
         black_to_move = np.zeros(self.num_slots, dtype=bool)
@@ -103,6 +104,8 @@ class SelfPlayRunner:
             black_to_move = np.where(in_play, ~black_to_move, black_to_move)
             ply += in_play
             self.search.advance(np.where(in_play, actions, PASS))
+            if on_step is not None:
+                on_step(int(in_play.sum()))
 
             over = is_game_over_batch(positions) & in_play
             for i in np.flatnonzero(over):

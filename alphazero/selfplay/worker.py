@@ -10,6 +10,9 @@ Messages (worker -> pool, on one shared queue):
     ("done", worker_id, task_id, {})
     ("error", worker_id, task_id, {"message"})
     ("disk_full", worker_id, task_id, {"path", "message"})   a shard write hit ENOSPC; the run stops
+    ("progress", worker_id, task_id, {"moves", "simulations"})   since the last report, at most
+                                     every PROGRESS_SECONDS: moves are what a progress bar shows
+                                     while a shard of games is still being played
 A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll`, restarted, and the rest of its
 task handed to the new process: shards it already wrote are complete, games in flight are lost.
 """
@@ -32,6 +35,24 @@ from alphazero.selfplay.config import SelfPlayConfig
 from alphazero.selfplay.inference_server import InferenceServer
 
 log = logging.getLogger(__name__)
+
+PROGRESS_SECONDS = 2.0
+
+
+class _ProgressReporter:
+    """Sends ("progress", ...) messages with the moves and simulations played since the last one."""
+
+    def __init__(self, result_queue, worker_id: int, task_id: int, runner):
+        self.result_queue, self.worker_id, self.task_id, self.runner = result_queue, worker_id, task_id, runner
+        self.moves, self.simulations_reported, self.last = 0, 0, time.monotonic()
+
+    def __call__(self, moves: int) -> None:
+        self.moves += moves
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_SECONDS:
+            simulations = self.runner.simulations_run - self.simulations_reported
+            self.result_queue.put(("progress", self.worker_id, self.task_id, {"moves": self.moves, "simulations": simulations}))
+            self.moves, self.simulations_reported, self.last = 0, self.runner.simulations_run, now
 
 
 @dataclass
@@ -100,7 +121,7 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 chunk = selfplay_cfg.games_per_shard if task.games == 0 else min(selfplay_cfg.games_per_shard, task.games - played)
                 start = time.perf_counter()
                 runner.simulations_run = 0
-                records = runner.play(chunk)
+                records = runner.play(chunk, on_step=_ProgressReporter(result_queue, worker_id, task.task_id, runner))
                 try:
                     path = replay.add_games(records, writer_id=f"w{worker_id}")
                 except OSError as error:

@@ -118,6 +118,7 @@ class RunConfig:
     max_minutes: float = 0.0  # wall-clock budget; 0 = until stopped
     max_steps: int = 0  # training steps budget; 0 = until stopped
     log_every_steps: int = 50
+    progress: bool = True  # progress bars on a terminal (stderr) while self-play and training run
 
     def __post_init__(self):
         require_choice("run.mode", self.mode, ("sync", "async"))

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from alphazero.config import Config, to_yaml
 from alphazero.faults.hooks import fault_point
@@ -203,6 +204,14 @@ class TrainingRun:
         self.selfplay_stats["simulations"] += payload["simulations"]
         self.selfplay_stats["lengths"].append(payload["mean_length"])
 
+    def _progress_bar(self, total: int, description: str, unit: str) -> tqdm:
+        """A progress bar on stderr while a stage takes long; shown on a terminal only (a log file
+        gets the status lines), and never with `run.progress=false`."""
+        return tqdm(
+            total=total, desc=description, unit=unit, leave=False, dynamic_ncols=True, mininterval=1.0,
+            disable=None if self.cfg.run.progress else True,
+        )
+
     def selfplay_sync(self, stop: StopRequest) -> None:
         """Play this iteration's games on all workers and wait for them."""
         cfg = self.cfg.selfplay
@@ -211,14 +220,23 @@ class TrainingRun:
             games = share + (1 if worker_id < extra else 0)
             if games:
                 self.pool.assign(worker_id, games)
-        while any(task is not None for task in self.pool.current.values()):
-            for kind, _, _, payload in self.pool.poll(timeout=0.5):
-                if kind == "shard":
-                    self._record_shard(payload)
-                elif kind == "disk_full":
-                    raise OSError(errno.ENOSPC, payload["message"], payload["path"])
-            if stop.requested:
-                return
+        moves, simulations, start = 0, 0, time.perf_counter()
+        with self._progress_bar(cfg.games_per_iteration, f"iter {self.state.iteration + 1} self-play", "game") as bar:
+            while any(task is not None for task in self.pool.current.values()):
+                for kind, _, _, payload in self.pool.poll(timeout=0.5):
+                    if kind == "shard":
+                        self._record_shard(payload)
+                        bar.update(payload["games"])
+                    elif kind == "progress":
+                        moves += payload["moves"]
+                        simulations += payload["simulations"]
+                        rate = simulations / max(time.perf_counter() - start, 1e-9)
+                        bar.set_postfix_str(f"{moves} moves, {rate:,.0f} sims/s", refresh=False)
+                        bar.refresh()
+                    elif kind == "disk_full":
+                        raise OSError(errno.ENOSPC, payload["message"], payload["path"])
+                if stop.requested:
+                    return
 
     def train_steps(self, max_steps: int | None, stop: StopRequest) -> int:
         """Train while the replay ratio allows (and at most `max_steps`); returns steps taken."""
@@ -231,6 +249,7 @@ class TrainingRun:
             due = min(due, max_steps)
         taken = 0
         start = time.perf_counter()
+        bar = self._progress_bar(max(0, due), "training", "step") if self.cfg.run.mode == "sync" else None
         for _ in range(max(0, due)):
             if stop.requested or (self.cfg.run.max_steps and self.state.step >= self.cfg.run.max_steps):
                 break
@@ -240,6 +259,8 @@ class TrainingRun:
             self.state.step += 1
             self.state.samples_trained += cfg.batch_size
             taken += 1
+            if bar is not None:
+                bar.update()
             self.metrics.add_losses(losses)
             if self.state.step % self.cfg.run.log_every_steps == 0:
                 self.metrics.flush_losses(self.state.step, samples_per_second=taken * cfg.batch_size / (time.perf_counter() - start))
@@ -247,6 +268,8 @@ class TrainingRun:
                 self.save(numbered=True)
             if self.cfg.run.mode == "async":
                 self.maybe_gate_and_eval()
+        if bar is not None:
+            bar.close()
         return taken
 
     def maybe_gate_and_eval(self) -> None:
