@@ -17,7 +17,8 @@ import json
 import sys
 
 from alphazero.arena.ladder import play_ladder
-from alphazero.arena.match import write_text_atomic, play_match, save_games_transcripts
+from alphazero.arena.match import play_match, save_games_transcripts
+from alphazero.atomic import write_text_atomic
 from alphazero.arena.openings import read_openings
 from alphazero.arena.players import SPEC_FORMS, PlayerSpecError, make_player
 

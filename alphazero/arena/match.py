@@ -14,15 +14,14 @@ cause, not play.
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 
 from alphazero.arena.elo import EloEstimate, estimate_elo
 from alphazero.arena.openings import opening_name, play_opening, random_openings
 from alphazero.arena.players import GameInProgress, Player
+from alphazero.atomic import write_text_atomic
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState, IllegalMoveError
 from alphazero.othello.notation import action_name, format_board_text, format_transcript
@@ -258,17 +257,3 @@ def save_games_transcripts(result: MatchResult, path) -> None:
     write_text_atomic(path, "\n".join(lines) + "\n")
 
 
-def write_text_atomic(path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder and os.replace."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=os.path.basename(path))
-    try:
-        with os.fdopen(handle, "w") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise

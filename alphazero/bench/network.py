@@ -19,7 +19,6 @@ import time
 import numpy as np
 import torch
 
-from alphazero.bench._timing import best_of
 from alphazero.nn.config import PRESET_NAMES, model_preset
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import NetworkEvaluator, resolve_device

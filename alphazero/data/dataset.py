@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,6 +41,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from alphazero.atomic import write_atomic
 from alphazero.data.wthor import WthorReplay, read_wthor_directory, replay_database, wtb_paths
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, make_move
 
@@ -208,18 +208,6 @@ def input_fingerprint(wthor_dir: str | os.PathLike) -> list[dict]:
     return out
 
 
-def _atomic_write_bytes(path: Path, write) -> None:
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-
-
 def _array_path(directory: Path, split: str, name: str) -> Path:
     return directory / f"{split}_{name}.npy"
 
@@ -275,7 +263,7 @@ def write_dataset(
         steps.set_postfix_str(f"{split}: writing")
         for name, array in rows.items():
             array = np.ascontiguousarray(array, dtype=ARRAY_DTYPES[name])
-            _atomic_write_bytes(_array_path(out_dir, split, name), lambda handle, a=array: np.save(handle, a))
+            write_atomic(_array_path(out_dir, split, name), lambda handle, a=array: np.save(handle, a))
         split_info[split] = {
             "rows": int(len(rows["moves"])),
             "positions": int(mask.sum()),
@@ -298,7 +286,7 @@ def write_dataset(
         "build_seconds": round(time.perf_counter() - started, 3),
     }
     text = json.dumps(manifest, indent=2)
-    _atomic_write_bytes(out_dir / MANIFEST, lambda handle: handle.write(text.encode()))
+    write_atomic(out_dir / MANIFEST, lambda handle: handle.write(text.encode()))
     return manifest
 
 

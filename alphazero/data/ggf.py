@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from alphazero.atomic import write_text_atomic
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import NotationError, format_board_text, parse_board_text, parse_square, square_name
@@ -299,12 +299,4 @@ def write_ggf(path: str | os.PathLike, records, place: str = "alphazero") -> Non
     """
     path = Path(path)
     text = "".join(format_ggf(record, place) + "\n" for record in records)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="latin-1", errors="replace", newline="\n") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+    write_text_atomic(path, text, encoding="latin-1", errors="replace")

@@ -18,10 +18,7 @@ either the previous checkpoint or the complete new one, never a torn file.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import pickle
-import tempfile
 import zipfile
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -30,6 +27,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from alphazero.atomic import write_atomic
 from alphazero.faults.hooks import fault_point
 from alphazero.nn.config import ModelConfig
 from alphazero.nn.inference import resolve_device
@@ -78,23 +76,13 @@ def save_checkpoint(path, net: AlphaZeroNet, extra: dict | None = None, optimize
     }
     for key in ("extra", "optimizer_state", "scheduler_state"):
         _check_plain(payload[key], key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            torch.save(payload, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        fault_point("checkpoint_write", path)
-        os.replace(temp_name, path)
+        write_atomic(path, lambda handle: torch.save(payload, handle), before_rename=lambda _: fault_point("checkpoint_write", path))
     except BaseException as error:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
         failed_write = _os_error_behind(error)
         if failed_write is not None and failed_write.errno is not None and failed_write.filename is None:
             raise OSError(failed_write.errno, failed_write.strerror, str(path)) from error
         raise
-    _fsync_directory(path.parent)
     return path
 
 
@@ -132,20 +120,6 @@ def _check_plain(value, where: str) -> None:
         f"checkpoint {where} holds a {kind.__module__}.{kind.__name__} ({value!r:.60}), which "
         f"torch.load(weights_only=True) refuses; store plain Python types or tensors"
     )
-
-
-def _fsync_directory(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); a no-op where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def load_checkpoint(path, map_location="cpu") -> Checkpoint:

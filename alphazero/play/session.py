@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import datetime
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from alphazero.atomic import write_text_atomic
 from alphazero.data.ggf import write_ggf
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import BLACK, WHITE, GameState
@@ -73,21 +73,6 @@ def game_record(start: GameState, actions: list[int], metadata: dict | None = No
     return GameRecord(start=start, actions=list(actions), black_margin=margin, metadata=dict(metadata or {}))
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
-
-
 def transcript_text(record: GameRecord) -> str:
     """The transcript file: `f5d6c3...` (passes implied), preceded by the start position's board
     text when the game did not start from the standard position."""
@@ -110,7 +95,7 @@ def save_game(prefix: str | os.PathLike, record: GameRecord) -> list[Path]:
     text_path = base.with_name(base.name + ".txt")
     ggf_path.parent.mkdir(parents=True, exist_ok=True)
     write_ggf(ggf_path, [record])
-    _atomic_write_text(text_path, transcript_text(record))
+    write_text_atomic(text_path, transcript_text(record))
     return [ggf_path, text_path]
 
 

@@ -33,10 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.atomic import fsync_directory, write_json_atomic
 from alphazero.othello.bitboard import NUM_ACTIONS
 from alphazero.othello.record import GameRecord
 from alphazero.othello.symmetry import ACTION_MAP, INVERSE, NUM_SYMMETRIES, transform_positions
-from alphazero.replay.shard import TMP_SUFFIX, ShardData, ShardError, fsync_directory, read_shard, read_shard_counts, write_shard
+from alphazero.replay.shard import TMP_SUFFIX, ShardData, ShardError, read_shard, read_shard_counts, write_shard
 
 log = logging.getLogger(__name__)
 
@@ -455,13 +456,7 @@ class ReplayBuffer:
 
     def _write_prune_ledger(self) -> None:
         path = self.directory / PRUNE_LEDGER
-        tmp = path.with_name(path.name + TMP_SUFFIX)
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(self._pruned, handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-        fsync_directory(self.directory)
+        write_json_atomic(path, self._pruned, indent=None, temp_path=path.with_name(path.name + TMP_SUFFIX))
 
     def _load_prune_ledger(self) -> None:
         """Read the pruned counts and finish a prune that was interrupted between ledger and unlink."""

@@ -53,6 +53,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from alphazero.atomic import write_atomic
 from alphazero.faults.hooks import fault_point
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, is_legal, make_move
 from alphazero.othello.game import GameState
@@ -289,18 +290,6 @@ def _checksum(arrays: dict[str, np.ndarray]) -> int:
     return crc
 
 
-def fsync_directory(directory: Path) -> None:
-    """Make a rename inside `directory` durable (a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def save_shard(path: str | os.PathLike, data: ShardData) -> Path:
     """Write `data` to `path` atomically: `path.tmp`, fsync, rename, fsync the directory.
 
@@ -312,18 +301,10 @@ def save_shard(path: str | os.PathLike, data: ShardData) -> Path:
         raise FileExistsError(f"shard {path} already exists; writer ids must be unique")
     arrays = data.arrays()
     arrays[_CHECKSUM] = np.array([_checksum(arrays)], dtype=np.uint32)
-    tmp = path.with_name(path.name + TMP_SUFFIX)
-    try:
-        with open(tmp, "wb") as handle:
-            np.savez_compressed(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        fault_point("shard_write", tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_directory(path.parent)
+    write_atomic(
+        path, lambda handle: np.savez_compressed(handle, **arrays),
+        temp_path=path.with_name(path.name + TMP_SUFFIX), before_rename=lambda tmp: fault_point("shard_write", tmp),
+    )
     data.path = path
     return path
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from pathlib import Path
 
+from alphazero import atomic
 from alphazero.faults.hooks import fault_point
 from alphazero.nn.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 
@@ -33,19 +33,7 @@ def checkpoint_dir(run_dir) -> Path:
 
 
 def write_json_atomic(path: Path, data: dict) -> None:
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as handle:
-            json.dump(data, handle, indent=2)
-            handle.flush()
-            os.fsync(handle.fileno())
-        fault_point("checkpoint_write", path)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic.write_json_atomic(path, data, before_rename=lambda _: fault_point("checkpoint_write", path))
 
 
 def read_best_pointer(run_dir) -> dict:

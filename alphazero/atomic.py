@@ -1,0 +1,83 @@
+"""Atomic file writes: the one way every stage of the package puts a file on disk.
+
+The bytes go to a temporary file in the target's own directory, are flushed and fsynced, and the
+temporary file is renamed over the target (`os.replace`, atomic on POSIX), then the directory is
+fsynced so the rename itself survives a power cut. A reader, or a run resumed after `kill -9`,
+sees the old file or the new one, never a torn one. A failed write removes its temporary file and
+re-raises the error; at worst a crash leaves a `*.tmp` file that owners tidy on start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import BinaryIO, Callable
+
+
+def fsync_directory(directory: str | os.PathLike) -> None:
+    """Make a rename inside `directory` durable; a no-op where directories cannot be opened or
+    synced (some filesystems refuse both)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomic(
+    path: str | os.PathLike,
+    write: Callable[[BinaryIO], object],
+    *,
+    temp_path: str | os.PathLike | None = None,
+    before_rename: Callable[[Path], object] | None = None,
+) -> Path:
+    """Call `write(handle)` on a binary temporary file and rename it to `path` once complete.
+
+    temp_path: a fixed temporary name (the replay buffer names its own so that it knows whose
+    leftovers are whose); by default a unique `.NAME.XXXX.tmp` beside `path`.
+    before_rename: called with the complete temporary file just before the rename (fault hooks).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if temp_path is None:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        temp, handle = Path(name), os.fdopen(fd, "wb")
+    else:
+        temp = Path(temp_path)
+        handle = open(temp, "wb")
+    try:
+        with handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if before_rename is not None:
+            before_rename(temp)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    fsync_directory(path.parent)
+    return path
+
+
+def write_bytes_atomic(path: str | os.PathLike, data: bytes, **options) -> Path:
+    return write_atomic(path, lambda handle: handle.write(data), **options)
+
+
+def write_text_atomic(path: str | os.PathLike, text: str, encoding: str = "utf-8", errors: str = "strict", **options) -> Path:
+    """Text is encoded as given (`errors="replace"` for formats with a narrow charset) and written
+    with the newlines it has: no platform newline translation."""
+    return write_bytes_atomic(path, text.encode(encoding, errors), **options)
+
+
+def write_json_atomic(path: str | os.PathLike, data, indent: int | None = 2, **options) -> Path:
+    return write_text_atomic(path, json.dumps(data, indent=indent), **options)

@@ -1,0 +1,54 @@
+"""alphazero.atomic: a write either replaces the file completely or leaves the old one untouched."""
+
+import json
+
+import pytest
+
+from alphazero.atomic import write_atomic, write_json_atomic, write_text_atomic
+
+
+def test_writes_replace_the_file_and_leave_no_temporary_files(tmp_path):
+    target = tmp_path / "sub" / "state.json"
+    write_json_atomic(target, {"step": 1})
+    write_json_atomic(target, {"step": 2})
+    assert json.loads(target.read_text()) == {"step": 2}
+    assert [p.name for p in target.parent.iterdir()] == ["state.json"]
+
+
+def test_a_failing_write_keeps_the_old_file_and_removes_its_temporary(tmp_path):
+    target = tmp_path / "games.txt"
+    write_text_atomic(target, "old\n")
+
+    def half_then_fail(handle):
+        handle.write(b"new, but only half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        write_atomic(target, half_then_fail)
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["games.txt"]
+
+
+def test_a_fixed_temporary_name_is_complete_before_the_rename(tmp_path):
+    target, temp = tmp_path / "shard.npz", tmp_path / "shard.npz.tmp"
+    seen = []
+    write_atomic(target, lambda handle: handle.write(b"abc"), temp_path=temp, before_rename=lambda t: seen.append((t, t.read_bytes())))
+    assert seen == [(temp, b"abc")] and target.read_bytes() == b"abc" and not temp.exists()
+
+
+def test_a_kill_before_the_rename_leaves_the_target_untouched(tmp_path):
+    target = tmp_path / "best.json"
+    write_json_atomic(target, {"id": 1})
+
+    def killed(_temp):
+        raise KeyboardInterrupt  # stands for any interruption between write and rename
+
+    with pytest.raises(KeyboardInterrupt):
+        write_json_atomic(target, {"id": 2}, before_rename=killed)
+    assert json.loads(target.read_text()) == {"id": 1} and len(list(tmp_path.iterdir())) == 1
+
+
+def test_text_is_encoded_as_asked(tmp_path):
+    target = tmp_path / "games.ggf"
+    write_text_atomic(target, "PB[Ünal]\n名", encoding="latin-1", errors="replace")
+    assert target.read_bytes() == "PB[Ünal]\n?".encode("latin-1")
