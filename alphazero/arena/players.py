@@ -163,15 +163,18 @@ class MCTSPlayer(Player):
         self._capacity = 0
 
     @classmethod
-    def from_checkpoint(cls, path, simulations: int = 100, device: str = "auto", config=None, name=None) -> "MCTSPlayer":
-        """A player on the network stored at `path` (loaded with weights_only, on `device`)."""
+    def from_checkpoint(
+        cls, path, simulations: int = 100, device: str = "auto", config=None, name=None, threads: int | None = None
+    ) -> "MCTSPlayer":
+        """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
+        `threads` for its network calls, torch's default when None)."""
         from alphazero.nn.checkpoint import load_network
         from alphazero.nn.inference import NetworkEvaluator
 
         if not os.path.exists(path):
             raise FileNotFoundError(f"checkpoint {path} does not exist")
         network = load_network(path)
-        evaluator = NetworkEvaluator(network, device=device)
+        evaluator = NetworkEvaluator(network, device=device, threads=threads)
         label = name or f"mcts({os.path.basename(str(path))},simulations={simulations})"
         return cls(evaluator, simulations=simulations, config=config, name=label)
 
@@ -433,7 +436,7 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda]   (simulations 100 by default; 0 = raw policy)",
+    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda][,threads=T]   (simulations 100 by default; 0 = raw policy; T CPU threads)",
     "mcts:evaluator=uniform[,simulations=N]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"',
     "any form may add ,name=LABEL",
@@ -444,7 +447,7 @@ _SPEC_OPTIONS = {
     "random": {"seed": int},
     "greedy": {},
     "alphabeta": {"depth": int, "endgame": int},
-    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str},
+    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str, "threads": int},
     "gtp": {"command": str, "processes": int, "timeout": float},
 }
 
@@ -548,12 +551,18 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
         if has_evaluator:
             if options["evaluator"] != "uniform":
                 raise _spec_error(spec, f"unknown evaluator {options['evaluator']!r} (only 'uniform')")
-            if "device" in options:
-                raise _spec_error(spec, "device= applies only to checkpoint players")
+            for option in ("device", "threads"):
+                if option in options:
+                    raise _spec_error(spec, f"{option}= applies only to checkpoint players")
             from alphazero.mcts.evaluator import UniformEvaluator
 
             return MCTSPlayer(UniformEvaluator(), simulations=simulations, name=f"mcts(uniform,simulations={simulations})")
-        return MCTSPlayer.from_checkpoint(options["checkpoint"], simulations=simulations, device=options.get("device", "auto"))
+        threads = options.get("threads")
+        if threads is not None and threads < 1:
+            raise _spec_error(spec, f"threads must be >= 1, got {threads}")
+        return MCTSPlayer.from_checkpoint(
+            options["checkpoint"], simulations=simulations, device=options.get("device", "auto"), threads=threads
+        )
     if kind == "gtp":
         if not options.get("command", "").strip():
             raise _spec_error(spec, 'gtp needs the engine command, e.g. gtp:"/usr/games/gtp-rhino -l 3"')

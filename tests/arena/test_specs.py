@@ -36,6 +36,22 @@ def test_make_player_builds_each_kind():
     assert make_player("greedy:name=G").name == "G"
 
 
+def test_a_checkpoint_player_takes_its_cpu_thread_count(tmp_path):
+    import torch
+
+    from alphazero.nn.checkpoint import save_checkpoint
+    from alphazero.nn.config import model_preset
+    from alphazero.nn.model import AlphaZeroNet
+
+    path = save_checkpoint(tmp_path / "net.pt", AlphaZeroNet(model_preset("tiny")))
+    before = torch.get_num_threads()
+    try:
+        player = make_player(f"mcts:checkpoint={path},simulations=4,threads=1")
+        assert isinstance(player, MCTSPlayer) and torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 @pytest.mark.parametrize(
     "spec, named",
     [
@@ -47,6 +63,8 @@ def test_make_player_builds_each_kind():
         ("random:seed=1,seed=2", "'seed' is given twice"),
         ("mcts:simulations=10", "exactly one of checkpoint=PATH or evaluator=uniform"),
         ("mcts:evaluator=magic", "unknown evaluator 'magic'"),
+        ("mcts:evaluator=uniform,threads=2", "threads= applies only to checkpoint players"),
+        ("mcts:checkpoint=net.pt,threads=0", "threads must be >= 1"),
         ("mcts:checkpoint=/no/such/net.pt", "does not exist"),
         ('gtp:"/usr/games/gtp-rhino', "unterminated"),
         ("gtp:", "gtp needs the engine command"),
