@@ -70,7 +70,7 @@ class TrainConfig:
 class ArenaConfig:
     """Gating: the candidate (the network being trained) plays the current best."""
 
-    gating: bool = True  # false = always self-play with the latest network (as AlphaZero did)
+    gating: bool = True  # false = the latest network always becomes the self-play network (as in AlphaZero); the match still measures its Elo
     every_steps: int = 1000  # gate after this many training steps
     pairs: int = 20  # games = 2 * pairs (each opening with colours swapped)
     opening_plies: int = 4

@@ -280,28 +280,30 @@ class TrainingRun:
             self.evaluate()
 
     def gate_or_publish(self) -> None:
-        """Gating: the candidate must beat the best; without gating the latest simply becomes best."""
+        """The candidate plays the best. With gating it must score `arena.threshold` to become the
+        self-play network; without gating it becomes it anyway (as in AlphaZero), and the match
+        only measures its Elo step, so the `elo/best` ladder means the same in both modes."""
         fault_point("arena")
         self.state.last_gate_step = self.state.step
         self.state.gates += 1
         candidate = build_network(self.cfg.model)
         candidate.load_state_dict(self.net.state_dict())
         candidate.eval()
-        if not self.cfg.arena.gating:
-            self._promote(candidate, elo_gain=0.0)
-            return
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
         result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads)
+        gating = self.cfg.arena.gating
+        promote = result.promoted or not gating
         log.info(
             "arena: candidate vs best #%d: +%d =%d -%d, score %.3f (Elo %+.0f) in %.0fs -> %s",
             self.state.best_id, result.wins, result.draws, result.losses, result.score, result.elo_diff, time.perf_counter() - start,
-            "promoted" if result.promoted else "kept best",
+            ("promoted" if result.promoted else "kept best") if gating else "published (no gating)",
         )
         self.metrics.scalar("arena/score", result.score, self.state.step)
         self.metrics.scalar("arena/elo_diff", result.elo_diff, self.state.step)
-        if result.promoted:
-            self._promote(candidate, elo_gain=max(result.elo_diff, 0.0) if math.isfinite(result.elo_diff) else 400.0)
+        if promote:
+            elo_step = result.elo_diff if math.isfinite(result.elo_diff) else math.copysign(400.0, result.elo_diff)
+            self._promote(candidate, elo_gain=max(elo_step, 0.0) if gating else elo_step)
         self.metrics.scalar("arena/promotions", self.state.promotions, self.state.step)
 
     def _promote(self, net, elo_gain: float) -> None:

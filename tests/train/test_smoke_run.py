@@ -42,3 +42,16 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games == 4 * 8
     assert "resumed" in (run_dir / "log.txt").read_text()
 
+
+
+def test_without_gating_every_candidate_becomes_best_and_still_gets_an_elo_step(tmp_path):
+    run_dir = tmp_path / "run"
+    run_training(run_dir, "arena.gating=false", "run.max_iterations=2", "eval.every_steps=0")
+    state = latest_state(run_dir)
+    assert state["gates"] >= 1
+    assert state["best_id"] == state["promotions"] == state["gates"]
+    assert "published (no gating)" in (run_dir / "log.txt").read_text()
+    elo_steps = [value for _, value in scalars(run_dir, "arena/elo_diff")]
+    assert len(elo_steps) == state["gates"]
+    # the ladder adds each measured step, losses included (a gate would never add a negative one)
+    assert abs(state["best_elo"] - sum(min(max(v, -400.0), 400.0) for v in elo_steps)) < 1e-3
