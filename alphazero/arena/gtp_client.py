@@ -104,7 +104,13 @@ class GTPEngine:
             try:
                 line = self._lines.get(timeout=max(remaining, 0.0))
             except queue.Empty:
-                self._fail(command, f"no complete answer within {self.timeout if timeout is None else timeout:g} s", lines)
+                waited = self.timeout if timeout is None else timeout
+                self._fail(
+                    command,
+                    f"no complete answer within {waited:g} s (a slow engine needs a longer limit: "
+                    f"timeout=SECONDS in the arena's gtp: spec)",
+                    lines,
+                )
             if line is None:
                 self._fail(command, "the engine closed its output (exited)", lines, exiting=True)
             if not lines and not line.strip():
