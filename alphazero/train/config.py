@@ -115,7 +115,7 @@ class RunConfig:
     seed: int = 0
     mode: str = "sync"  # sync: generate, train, gate, repeat; async: workers and trainer concurrently
     max_iterations: int = 0  # 0 = until stopped
-    max_minutes: float = 0.0  # wall-clock budget; 0 = until stopped
+    max_minutes: float = 0.0  # wall-clock budget, checked before each iteration (sync) or batch of 50 steps (async), so a sync run ends up to one iteration late; 0 = until stopped
     max_steps: int = 0  # training steps budget; 0 = until stopped
     log_every_steps: int = 50
     progress: bool = True  # progress bars on a terminal (stderr) while self-play and training run
