@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import BinaryIO, Callable
 
@@ -48,8 +48,7 @@ def write_atomic(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if temp_path is None:
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        temp, handle = Path(name), os.fdopen(fd, "wb")
+        temp, handle = _open_unique_temp(path)
     else:
         temp = Path(temp_path)
         handle = open(temp, "wb")
@@ -67,6 +66,18 @@ def write_atomic(
         raise
     fsync_directory(path.parent)
     return path
+
+
+def _open_unique_temp(path: Path) -> tuple[Path, BinaryIO]:
+    """A new `.NAME.XXXXXXXX.tmp` beside `path`, created with mode 0o666 less the umask like any
+    `open()` (tempfile.mkstemp would make every checkpoint, shard and game file 0600)."""
+    while True:
+        temp = path.parent / f".{path.name}.{secrets.token_hex(4)}.tmp"
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        return temp, os.fdopen(fd, "wb")
 
 
 def write_bytes_atomic(path: str | os.PathLike, data: bytes, **options) -> Path:

@@ -1,10 +1,12 @@
 """alphazero.atomic: a write either replaces the file completely or leaves the old one untouched."""
 
 import json
+import os
+import stat
 
 import pytest
 
-from alphazero.atomic import write_atomic, write_json_atomic, write_text_atomic
+from alphazero.atomic import write_atomic, write_bytes_atomic, write_json_atomic, write_text_atomic
 
 
 def test_writes_replace_the_file_and_leave_no_temporary_files(tmp_path):
@@ -52,3 +54,14 @@ def test_text_is_encoded_as_asked(tmp_path):
     target = tmp_path / "games.ggf"
     write_text_atomic(target, "PB[Ünal]\n名", encoding="latin-1", errors="replace")
     assert target.read_bytes() == "PB[Ünal]\n?".encode("latin-1")
+
+
+def test_written_files_get_the_umask_permissions_of_a_plain_open(tmp_path):
+    """Checkpoints, shards and saved games must be readable by whoever may read the run
+    directory, as with any file the user's programs write (not 0600 as a raw mkstemp makes)."""
+    previous = os.umask(0o022)
+    try:
+        target = write_bytes_atomic(tmp_path / "shared.bin", b"data")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
