@@ -40,9 +40,14 @@ class PretrainConfig:
     lr_total_steps:     horizon of the cosine/step schedule; 0 = epochs * steps per epoch.
     eval_every_steps:   validate on `validation_positions` fixed positions this often (0 = only
                         at the end of each epoch, where the whole validation split is used).
+    init_from:          a checkpoint whose weights start the network (same model preset); the
+                        optimizer and LR schedule start fresh. This continues an earlier network
+                        (e.g. checkpoints/warmstart.pt) with a new, longer schedule; a resume of
+                        the same run uses run.resume=true instead.
     """
 
     wthor_dir: str = ""
+    init_from: str = ""
     dataset_dir: str = ""
     years: list[int] | None = None  # None = every year present
     validation_years: list[int] = field(default_factory=lambda: [2018])

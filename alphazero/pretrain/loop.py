@@ -148,6 +148,8 @@ class PretrainRun:
 
         if cfg.run.resume:
             self._restore(load_checkpoint(self.checkpoint_dir / "latest.pt", map_location=self.device))
+        elif pre.init_from:
+            self._initialise_from(Path(pre.init_from))
         self.seconds_at_start = self.state.seconds
         self.order = batches.epoch_order(len(self.train_split), cfg.run.seed, self.state.epoch)
         self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.state.step if cfg.run.resume else None)
@@ -158,6 +160,18 @@ class PretrainRun:
             len(self.train_split), self.steps_per_epoch, pre.batch_size, len(validation), pre.validation_years,
             pre.value_target, self.device, pre.threads,
         )
+
+    def _initialise_from(self, path: Path) -> None:
+        """Start from another run's weights (a fresh optimizer and schedule: only the network
+        carries over)."""
+        checkpoint = load_checkpoint(path, map_location=self.device)
+        if checkpoint.model_config != self.cfg.model:
+            raise ValueError(
+                f"pretrain.init_from={path} holds a {checkpoint.model_config} network, but the config asks for "
+                f"{self.cfg.model}; pick the model preset it was trained with"
+            )
+        load_weights(self.net, checkpoint.state_dict, source=str(path))
+        log.info("network initialised from %s", path)
 
     def _restore(self, checkpoint) -> None:
         path = self.checkpoint_dir / "latest.pt"

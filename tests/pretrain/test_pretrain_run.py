@@ -148,3 +148,29 @@ def test_margin_value_target_trains_on_scaled_margins(workspace):
     targets = run.validation_batch.values
     assert np.all(np.abs(targets) <= 1) and len(np.unique(targets)) > 3  # margins, not +-1/0
     assert load_checkpoint(run_dir / "checkpoints" / "best.pt").extra["value_target"] == "margin"
+
+
+def test_init_from_continues_a_network_with_a_fresh_schedule(workspace, finished_run):
+    run_dir, state = finished_run
+    source = load_checkpoint(run_dir / "checkpoints" / "best.pt")
+    continued = workspace / "continued"
+    cfg = tiny_config(workspace, continued, epochs=1, init_from=str(run_dir / "checkpoints" / "best.pt"))
+    run = PretrainRun(cfg, continued)
+    run._setup()
+    for name, tensor in run.net.state_dict().items():
+        assert torch.equal(tensor, source.state_dict[name]), f"{name} not taken from init_from"
+    assert run.state.step == 0 and run.scheduler.last_epoch == 0, "counters and schedule start fresh"
+    before = run.validate().top1
+    run.writer.close()
+    fresh = PretrainRun(tiny_config(workspace, workspace / "fresh-compare", epochs=1), workspace / "fresh-compare")
+    fresh._setup()
+    assert before > fresh.validate().top1, "the initialised network already knows what the source learned"
+    fresh.writer.close()
+
+
+def test_init_from_another_model_names_both(workspace, finished_run):
+    run_dir, _ = finished_run
+    cfg = tiny_config(workspace, workspace / "wrong-model", epochs=1, init_from=str(run_dir / "checkpoints" / "best.pt"))
+    cfg.model = dataclasses.replace(cfg.model, channels=24)
+    with pytest.raises(ValueError, match="pretrain.init_from=.*pick the model preset"):
+        PretrainRun(cfg, workspace / "wrong-model").run()
