@@ -1,9 +1,11 @@
 """Command line: a match between two players, or a round-robin ladder.
 
     python -m alphazero.arena PLAYER_A PLAYER_B --pairs N [--opening-plies 4] [--seed S]
-        [--openings FILE] [--save-ggf PATH] [--save-transcripts PATH] [--progress]
+        [--openings FILE] [--save-ggf PATH] [--save-transcripts PATH] [--games-log FILE.jsonl]
+        [--concurrency N] [--progress]
     python -m alphazero.arena ladder P1 P2 P3 ... --pairs N [--opening-plies 4] [--seed S]
-        [--openings FILE] [--out FILE.md] [--gauntlet K] [--results FILE.jsonl] [--progress]
+        [--openings FILE] [--out FILE.md] [--gauntlet K] [--results FILE.jsonl] [--games-log FILE.jsonl]
+        [--concurrency N] [--progress]
 
 A match prints one JSON line (wins, draws, losses, score, elo_diff, elo_ci95, games_per_second,
 wipeouts, ...) from PLAYER_A's view. A ladder prints the markdown report (and writes it to --out)
@@ -16,6 +18,7 @@ import argparse
 import json
 import sys
 
+from alphazero.arena.game_log import GameLog
 from alphazero.arena.ladder import play_ladder
 from alphazero.arena.match import play_match, save_games_transcripts
 from alphazero.atomic import write_text_atomic
@@ -31,6 +34,15 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random openings (default 0)")
     parser.add_argument("--openings", metavar="FILE", help="transcripts, one opening per line, instead of random ones")
     parser.add_argument("--progress", action="store_true", help="report finished games on stderr")
+    parser.add_argument(
+        "--concurrency", type=_positive_int, metavar="N",
+        help="at most N games in play at once (default: all); with --games-log against a slow engine, "
+        "games then finish (and are logged) one by one",
+    )
+    parser.add_argument(
+        "--games-log", metavar="FILE.jsonl",
+        help="append each finished game here; a restarted match takes the games already in it as played",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -101,6 +113,10 @@ def _openings(parser, args):
         parser.error(f"--openings: {err}")
 
 
+def _game_log(args) -> GameLog | None:
+    return GameLog(args.games_log) if args.games_log else None
+
+
 def run_match(argv) -> int:
     parser = match_parser()
     args = parser.parse_args(argv)
@@ -110,7 +126,7 @@ def run_match(argv) -> int:
         try:
             result = play_match(
                 players[0], players[1], args.pairs, opening_plies=args.opening_plies, seed=args.seed,
-                openings=openings, progress=args.progress,
+                openings=openings, progress=args.progress, game_log=_game_log(args), concurrency=args.concurrency,
             )
         except ValueError as err:
             parser.error(str(err))
@@ -138,7 +154,7 @@ def run_ladder(argv) -> int:
         try:
             ladder = play_ladder(
                 players, args.pairs, opening_plies=args.opening_plies, seed=args.seed, openings=openings,
-                progress=args.progress, gauntlet=args.gauntlet, results_path=args.results,
+                progress=args.progress, gauntlet=args.gauntlet, results_path=args.results, game_log=_game_log(args), concurrency=args.concurrency,
             )
         except ValueError as err:
             parser.error(str(err))

@@ -7,7 +7,8 @@ column player, with wins-draws-losses).
 A gauntlet (`gauntlet=K`) plays only the pairings that involve one of the first K players: the way
 to measure a few networks against a fixed field of opponents without paying for the field's own
 round robin. With a results file, every finished match is appended to it (one JSON line) and a
-restarted ladder reuses the matches already there, so a killed ladder loses at most one match.
+restarted ladder reuses the matches already there; with a game log as well (`--games-log`), the
+match a kill interrupted resumes at its first unfinished game.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.arena.elo import fit_ratings
+from alphazero.arena.game_log import GameLog
 from alphazero.arena.match import MatchResult, play_match
 from alphazero.arena.openings import random_openings
 from alphazero.arena.players import Player
@@ -107,11 +109,15 @@ def play_ladder(
     prior_games: float = 1.0,
     gauntlet: int = 0,
     results_path: str | os.PathLike | None = None,
+    game_log: GameLog | None = None,
+    concurrency: int | None = None,
 ) -> LadderResult:
     """`play_match` over the ladder's pairings (`ladder_pairings`) on shared openings; fit ratings.
 
     `results_path`: a JSON-lines file of finished matches, appended to as they finish and read back
-    on a restart (a match is reused when both player names and the openings are the same)."""
+    on a restart (a match is reused when both player names and the openings are the same).
+    `game_log`, `concurrency`: passed to every match (`play_match`), so the match a kill
+    interrupted resumes game by game."""
     if len(players) < 2:
         raise ValueError(f"a ladder needs at least 2 players, got {len(players)}")
     names = _distinct_names([player.name for player in players])
@@ -126,7 +132,10 @@ def play_ladder(
         if cached is not None:
             matches[(i, j)] = cached
             continue
-        result = play_match(players[i], players[j], num_pairs, seed=seed, openings=openings, progress=progress)
+        result = play_match(
+            players[i], players[j], num_pairs, seed=seed, openings=openings, progress=progress, game_log=game_log,
+            concurrency=concurrency,
+        )
         matches[(i, j)] = result
         if results_path:
             _append_result(results_path, names[i], names[j], openings_key, result)

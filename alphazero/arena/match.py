@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from alphazero.arena.elo import EloEstimate, estimate_elo
+from alphazero.arena.game_log import GameLog
 from alphazero.arena.openings import opening_name, play_opening, random_openings
 from alphazero.arena.players import GameInProgress, Player
 from alphazero.atomic import write_text_atomic
@@ -115,26 +116,45 @@ def play_match(
     seed: int = 0,
     openings: list | None = None,
     progress: bool = False,
+    game_log: GameLog | None = None,
+    concurrency: int | None = None,
 ) -> MatchResult:
     """Play `num_pairs` openings twice each (colours swapped); see the module doc.
 
     openings: action lists from the standard start (e.g. `openings.read_openings`); the first
     `num_pairs` are used (all when `num_pairs` is None). Without them, `num_pairs` distinct random
     `opening_plies`-ply openings are drawn with `seed`.
+    game_log: every game is appended to it as it ends, and games it already holds for these two
+    players (same opening, same colours) count as played: a killed match resumes game by game.
+    `seconds` and `thinking_seconds` then cover only the games played by this call.
+    concurrency: at most this many games in play at once (None = all): games then finish one by
+    one instead of all together at the end, which is what a game log needs against a slow engine
+    that can only think about one game at a time anyway.
     """
+    if concurrency is not None and concurrency < 1:
+        raise ValueError(f"concurrency must be >= 1 (or None for all games at once), got {concurrency}")
     openings = _select_openings(num_pairs, opening_plies, seed, openings)
     names = _distinct_names(player_a, player_b)
+    logged = game_log.finished_games(*names) if game_log is not None else {}
     games = []
     for pair, opening in enumerate(openings):
         state = play_opening(opening)
         for a_is_black in (True, False):
-            games.append(_LiveGame(len(games), pair, list(opening), a_is_black, list(opening), state))
+            game = _LiveGame(len(games), pair, list(opening), a_is_black, list(opening), state)
+            earlier = logged.get((format_transcript(opening, explicit_passes=True), a_is_black))
+            if earlier is not None:
+                game.actions = list(earlier)
+                game.state = play_opening(earlier)
+            games.append(game)
     thinking = {names[0]: 0.0, names[1]: 0.0}
     player_a.new_game()
     player_b.new_game()
     started = time.perf_counter()
-    live = list(games)
-    finished = 0
+    pending = [g for g in games if not g.state.is_over()]
+    finished = len(games) - len(pending)
+    live, pending = pending[:concurrency], pending[concurrency:] if concurrency else []
+    if progress and finished:
+        print(f"[arena] {player_a.name} vs {player_b.name}: {finished} of {len(games)} games taken from {game_log.path}", file=sys.stderr)
     while live:
         for is_a, player, name in ((True, player_a, names[0]), (False, player_b, names[1])):
             for game in live:
@@ -152,9 +172,17 @@ def play_match(
             for game, move in zip(waiting, moves):
                 _play_checked(player, game, move)
         still_live = [g for g in live if not g.state.is_over()]
-        finished += len(live) - len(still_live)
+        if game_log is not None:
+            for game in live:
+                if game.state.is_over():
+                    game_log.append(names[0], names[1], game.opening, game.a_is_black, game.actions, game.state.black_margin())
+        newly_finished = len(live) - len(still_live)
+        finished += newly_finished
+        if concurrency:
+            free = concurrency - len(still_live)
+            still_live, pending = still_live + pending[:free], pending[free:]
         live = still_live
-        if progress:
+        if progress and newly_finished:  # not every move: a log file would fill with repeats
             print(f"\r[arena] {player_a.name} vs {player_b.name}: {finished}/{len(games)} games", end="", file=sys.stderr)
     seconds = time.perf_counter() - started
     if progress:

@@ -1,0 +1,92 @@
+"""A log of finished arena games, so a killed match resumes at the game, not at the match.
+
+A match against a slow engine (GRhino level 5 thinks for minutes per game) can outlast a
+session; without this, a kill throws away every game of the match in progress. Each game is
+appended as one JSON line the moment it ends (flushed and fsynced), keyed by the two player names,
+the opening and which player had black. A restarted match with the same players and openings takes
+those games as played and plays only the rest.
+
+A line is trusted only after its moves replay legally from the opening to the end of the game and
+reach the recorded result; a torn last line (a kill mid-write) or a damaged one is reported on
+stderr with its line number and ignored, so that game is simply played again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from alphazero.othello.game import GameState, IllegalMoveError
+from alphazero.othello.notation import NotationError, format_transcript, parse_transcript
+
+GameKey = tuple[str, bool]  # (opening transcript, player A has black)
+
+
+class GameLog:
+    """Append-only JSON lines of finished games (see the module doc)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+
+    def finished_games(self, player_a: str, player_b: str) -> dict[GameKey, list[int]]:
+        """The logged games between `player_a` (as A) and `player_b`: key -> actions (opening
+        included). Later lines win over earlier ones for the same key."""
+        if not self.path.exists():
+            return {}
+        out: dict[GameKey, list[int]] = {}
+        for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if row["player_a"] != player_a or row["player_b"] != player_b:
+                    continue
+                key, actions = _checked_game(row)
+            except (ValueError, KeyError, TypeError, IllegalMoveError, NotationError) as err:
+                print(f"warning: {self.path}:{number}: unusable game record ignored, the game will be played again ({err})", file=sys.stderr)
+                continue
+            out[key] = actions
+        return out
+
+    def append(self, player_a: str, player_b: str, opening, a_is_black: bool, actions, black_margin: int) -> None:
+        """Record one finished game (durable when this returns)."""
+        row = {
+            "player_a": player_a,
+            "player_b": player_b,
+            "opening": format_transcript(opening, explicit_passes=True),
+            "a_is_black": bool(a_is_black),
+            "moves": format_transcript(actions, explicit_passes=True),
+            "black_margin": int(black_margin),
+        }
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a+b") as handle:
+            torn = handle.tell() > 0 and not _ends_with_newline(handle)
+            handle.write((("\n" if torn else "") + json.dumps(row) + "\n").encode())
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def _checked_game(row: dict) -> tuple[GameKey, list[int]]:
+    opening = parse_transcript(row["opening"]) if row["opening"] not in ("", "-") else []
+    actions = parse_transcript(row["moves"])
+    if actions[: len(opening)] != opening:
+        raise ValueError(f"moves {row['moves']!r} do not start with the opening {row['opening']!r}")
+    state = GameState.start()
+    for action in actions:
+        state = state.play(action)
+    if not state.is_over():
+        raise ValueError(f"the game {row['moves']!r} is not finished")
+    if state.black_margin() != int(row["black_margin"]):
+        raise ValueError(f"the moves end {state.black_margin():+d} for black, the record says {int(row['black_margin']):+d}")
+    if not isinstance(row["a_is_black"], bool):
+        raise ValueError(f"a_is_black must be true or false, got {row['a_is_black']!r}")
+    return (format_transcript(opening, explicit_passes=True), row["a_is_black"]), actions
+
+
+def _ends_with_newline(handle) -> bool:
+    handle.seek(-1, os.SEEK_END)
+    last = handle.read(1)
+    handle.seek(0, os.SEEK_END)
+    return last == b"\n"

@@ -1,0 +1,97 @@
+"""Game logs: a killed match resumes at its first unfinished game; damaged records are replayed."""
+
+import json
+
+import pytest
+
+from alphazero.arena.__main__ import main as arena_main
+from alphazero.arena.game_log import GameLog
+from alphazero.arena.match import play_match
+from alphazero.arena.players import AlphaBetaPlayer, GreedyPlayer, Player
+
+
+class CountingPlayer(Player):
+    """Wraps a player and counts the positions it is asked about (to see which games were played)."""
+
+    def __init__(self, inner: Player, fail_after: int | None = None):
+        self.inner, self.name, self.calls, self.fail_after = inner, inner.name, 0, fail_after
+
+    def select_moves(self, states):
+        self.calls += len(states)
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise KeyboardInterrupt("simulated kill")
+        return self.inner.select_moves(states)
+
+
+def _outcomes(result):
+    return sorted((r.metadata["opening"], r.metadata["black_player"], r.black_margin, tuple(r.actions)) for r in result.games)
+
+
+def test_a_match_interrupted_mid_way_resumes_with_the_logged_games(tmp_path):
+    log = GameLog(tmp_path / "games.jsonl")
+    reference = play_match(GreedyPlayer(), AlphaBetaPlayer(depth=1), num_pairs=4, seed=3)
+
+    killed = CountingPlayer(GreedyPlayer(), fail_after=70)  # dies in the third game (~30 moves each)
+    with pytest.raises(KeyboardInterrupt):
+        play_match(killed, AlphaBetaPlayer(depth=1), num_pairs=4, seed=3, game_log=log, concurrency=1)
+    logged = log.finished_games("greedy", "alphabeta(depth=1)")
+    assert len(logged) == 2, "games finish one by one with concurrency=1 and each is logged as it ends"
+
+    resumed_player = CountingPlayer(GreedyPlayer())
+    resumed = play_match(resumed_player, AlphaBetaPlayer(depth=1), num_pairs=4, seed=3, game_log=log, concurrency=1)
+    assert _outcomes(resumed) == _outcomes(reference), "deterministic players: resumed match == uninterrupted match"
+    assert (resumed.wins, resumed.draws, resumed.losses) == (reference.wins, reference.draws, reference.losses)
+    full_calls = CountingPlayer(GreedyPlayer())
+    play_match(full_calls, AlphaBetaPlayer(depth=1), num_pairs=4, seed=3)
+    assert 0 < resumed_player.calls < full_calls.calls, "the logged games were not played again"
+    assert len(log.finished_games("greedy", "alphabeta(depth=1)")) == 8
+
+
+def test_games_of_other_players_or_openings_are_not_reused(tmp_path):
+    log = GameLog(tmp_path / "games.jsonl")
+    play_match(GreedyPlayer(), AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=log)
+    assert log.finished_games("alphabeta(depth=1)", "greedy") == {}, "A and B are not interchangeable"
+    player = CountingPlayer(GreedyPlayer())
+    play_match(player, AlphaBetaPlayer(depth=1), num_pairs=2, seed=4, game_log=log)
+    assert player.calls > 0, "other openings: every game is played"
+
+
+def test_torn_and_damaged_lines_are_reported_and_their_games_played_again(tmp_path, capsys):
+    path = tmp_path / "games.jsonl"
+    log = GameLog(path)
+    play_match(GreedyPlayer(), AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=log)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 4
+    wrong_score = json.loads(lines[1])
+    wrong_score["black_margin"] += 2
+    unfinished = json.loads(lines[2])
+    unfinished["moves"] = unfinished["moves"][:-4]
+    path.write_text("\n".join([lines[0], json.dumps(wrong_score), json.dumps(unfinished), lines[3][:25]]))
+    kept = log.finished_games("greedy", "alphabeta(depth=1)")
+    err = capsys.readouterr().err
+    assert len(kept) == 1
+    assert "games.jsonl:2" in err and "record says" in err
+    assert "games.jsonl:3" in err and "not finished" in err
+    assert "games.jsonl:4" in err
+    result = play_match(GreedyPlayer(), AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=log)
+    assert result.num_games == 4
+    assert len(log.finished_games("greedy", "alphabeta(depth=1)")) == 4, "a torn last line does not swallow the next record"
+
+
+def test_concurrency_must_be_positive():
+    with pytest.raises(ValueError, match="concurrency"):
+        play_match(GreedyPlayer(), GreedyPlayer(), num_pairs=1, concurrency=0)
+
+
+def test_cli_match_with_games_log_resumes(tmp_path, capsys):
+    log = tmp_path / "games.jsonl"
+    args = ["greedy", "alphabeta:depth=1", "--pairs", "2", "--seed", "5", "--games-log", str(log), "--concurrency", "1"]
+    assert arena_main(args) == 0
+    first = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(log.read_text().splitlines()) == 4
+    assert arena_main(args + ["--progress"]) == 0
+    captured = capsys.readouterr()
+    second = json.loads(captured.out.strip().splitlines()[-1])
+    assert "4 of 4 games taken from" in captured.err
+    assert (first["wins"], first["draws"], first["losses"]) == (second["wins"], second["draws"], second["losses"])
+    assert len(log.read_text().splitlines()) == 4, "nothing replayed, nothing appended"
