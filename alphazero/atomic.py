@@ -5,6 +5,9 @@ temporary file is renamed over the target (`os.replace`, atomic on POSIX), then 
 fsynced so the rename itself survives a power cut. A reader, or a run resumed after `kill -9`,
 sees the old file or the new one, never a torn one. A failed write removes its temporary file and
 re-raises the error; at worst a crash leaves a `*.tmp` file that owners tidy on start.
+
+Append-only JSON-lines logs (`append_json_line`) are the one exception to rename-over: each
+record is appended and fsynced, and a torn last line is skipped by readers.
 """
 
 from __future__ import annotations
@@ -92,3 +95,25 @@ def write_text_atomic(path: str | os.PathLike, text: str, encoding: str = "utf-8
 
 def write_json_atomic(path: str | os.PathLike, data, indent: int | None = 2, **options) -> Path:
     return write_text_atomic(path, json.dumps(data, indent=indent), **options)
+
+
+def append_json_line(path: str | os.PathLike, row) -> None:
+    """Append `row` as one JSON line, durable when this returns (flush + fsync).
+
+    For logs that grow as work finishes (ladder results, arena games): a line torn by a kill
+    mid-write is left as it is (readers skip it) and the new line starts on a fresh line, so one
+    torn write never corrupts the next record."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        torn = handle.tell() > 0 and not _ends_with_newline(handle)
+        handle.write((("\n" if torn else "") + json.dumps(row) + "\n").encode())
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _ends_with_newline(handle) -> bool:
+    handle.seek(-1, os.SEEK_END)
+    last = handle.read(1)
+    handle.seek(0, os.SEEK_END)
+    return last == b"\n"

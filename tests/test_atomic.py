@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from alphazero.atomic import write_atomic, write_bytes_atomic, write_json_atomic, write_text_atomic
+from alphazero.atomic import append_json_line, write_atomic, write_bytes_atomic, write_json_atomic, write_text_atomic
 
 
 def test_writes_replace_the_file_and_leave_no_temporary_files(tmp_path):
@@ -65,3 +65,14 @@ def test_written_files_get_the_umask_permissions_of_a_plain_open(tmp_path):
     finally:
         os.umask(previous)
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+def test_appended_lines_survive_a_torn_last_line(tmp_path):
+    log = tmp_path / "results.jsonl"
+    append_json_line(log, {"n": 1})
+    with open(log, "ab") as handle:
+        handle.write(b'{"n": 2, "torn')  # a kill mid-write
+    append_json_line(log, {"n": 3})
+    lines = log.read_text().splitlines()
+    assert json.loads(lines[0]) == {"n": 1} and json.loads(lines[-1]) == {"n": 3}
+    assert lines[1] == '{"n": 2, "torn', "the torn line stays on its own line, for readers to skip"

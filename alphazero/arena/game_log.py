@@ -18,6 +18,7 @@ import os
 import sys
 from pathlib import Path
 
+from alphazero.atomic import append_json_line
 from alphazero.othello.game import GameState, IllegalMoveError
 from alphazero.othello.notation import NotationError, format_transcript, parse_transcript
 
@@ -60,12 +61,7 @@ class GameLog:
             "moves": format_transcript(actions, explicit_passes=True),
             "black_margin": int(black_margin),
         }
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a+b") as handle:
-            torn = handle.tell() > 0 and not _ends_with_newline(handle)
-            handle.write((("\n" if torn else "") + json.dumps(row) + "\n").encode())
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_json_line(self.path, row)
 
 
 def _checked_game(row: dict) -> tuple[GameKey, list[int]]:
@@ -84,9 +80,3 @@ def _checked_game(row: dict) -> tuple[GameKey, list[int]]:
         raise ValueError(f"a_is_black must be true or false, got {row['a_is_black']!r}")
     return (format_transcript(opening, explicit_passes=True), row["a_is_black"]), actions
 
-
-def _ends_with_newline(handle) -> bool:
-    handle.seek(-1, os.SEEK_END)
-    last = handle.read(1)
-    handle.seek(0, os.SEEK_END)
-    return last == b"\n"

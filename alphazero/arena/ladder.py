@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.arena.elo import fit_ratings
+from alphazero.atomic import append_json_line
 from alphazero.arena.game_log import GameLog
 from alphazero.arena.match import MatchResult, play_match
 from alphazero.arena.openings import random_openings
@@ -163,19 +164,7 @@ def _append_result(path, name_a: str, name_b: str, openings_key: str, result: Ma
         "wins": result.wins, "draws": result.draws, "losses": result.losses,
         "wipeouts": result.wipeouts, "seconds": round(result.seconds, 2),
     }
-    with open(path, "a+b") as handle:
-        torn = handle.tell() > 0 and not _ends_with_newline(handle)
-        handle.write((("\n" if torn else "") + json.dumps(line) + "\n").encode())
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _ends_with_newline(handle) -> bool:
-    """Whether the file ends with a newline (a line torn by a kill does not: start a fresh one)."""
-    handle.seek(-1, os.SEEK_END)
-    last = handle.read(1)
-    handle.seek(0, os.SEEK_END)
-    return last == b"\n"
+    append_json_line(path, line)
 
 
 def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]:
