@@ -95,3 +95,15 @@ def test_cli_match_with_games_log_resumes(tmp_path, capsys):
     assert "4 of 4 games taken from" in captured.err
     assert (first["wins"], first["draws"], first["losses"]) == (second["wins"], second["draws"], second["losses"])
     assert len(log.read_text().splitlines()) == 4, "nothing replayed, nothing appended"
+
+
+def test_a_ladder_passes_its_game_log_to_every_match(tmp_path):
+    from alphazero.arena.ladder import play_ladder
+
+    log = GameLog(tmp_path / "games.jsonl")
+    first = play_ladder([GreedyPlayer(), AlphaBetaPlayer(depth=1), AlphaBetaPlayer(depth=2)], num_pairs=2, seed=1, game_log=log, concurrency=2)
+    assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 3 * 4
+    players = [CountingPlayer(GreedyPlayer()), CountingPlayer(AlphaBetaPlayer(depth=1)), CountingPlayer(AlphaBetaPlayer(depth=2))]
+    again = play_ladder(players, num_pairs=2, seed=1, game_log=log)
+    assert all(player.calls == 0 for player in players), "every game came from the log"
+    assert again.to_markdown() == first.to_markdown()
