@@ -246,6 +246,11 @@ class PretrainRun:
         self.writer.flush()
         return report
 
+    def _validate_final(self) -> None:
+        """Validate the network a budget stops at, unless the periodic validation just did."""
+        if self.state.validation.get("step") != self.state.step:
+            self.validate()
+
     def _metadata(self) -> dict:
         pre = self.cfg.pretrain
         self.state.seconds = self._elapsed()
@@ -330,7 +335,7 @@ class PretrainRun:
         augment_rng = self.rng if pre.augment else None
         while not self.state.finished and not stop.requested:
             if self._budget_spent():
-                self.validate()
+                self._validate_final()
                 return
             sums, count, window_start = {}, 0, time.perf_counter()
             epoch_sums, epoch_count = {}, 0
@@ -344,7 +349,7 @@ class PretrainRun:
                     return
                 if self._budget_spent():
                     bar.close()
-                    self.validate()
+                    self._validate_final()
                     return
                 batch = batches.training_batch(self.train_split, self.train_targets, self.order, self.state.batch_in_epoch, pre.batch_size, augment_rng)
                 losses = self.train_step(batch)

@@ -174,3 +174,13 @@ def test_init_from_another_model_names_both(workspace, finished_run):
     cfg.model = dataclasses.replace(cfg.model, channels=24)
     with pytest.raises(ValueError, match="pretrain.init_from=.*pick the model preset"):
         PretrainRun(cfg, workspace / "wrong-model").run()
+
+
+def test_a_step_budget_on_a_validation_step_validates_once(workspace):
+    run_dir = workspace / "step-budget"
+    cfg = tiny_config(workspace, run_dir, epochs=3, eval_every_steps=4)
+    cfg.run.max_steps = 8
+    state = PretrainRun(cfg, run_dir).run()
+    assert state.step == 8 and state.validation["step"] == 8
+    log = (run_dir / "log.txt").read_text()
+    assert log.count("validation at step 4 ") == 1 and log.count("validation at step 8 ") == 1
