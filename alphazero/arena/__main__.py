@@ -154,7 +154,8 @@ def run_ladder(argv) -> int:
         try:
             ladder = play_ladder(
                 players, args.pairs, opening_plies=args.opening_plies, seed=args.seed, openings=openings,
-                progress=args.progress, gauntlet=args.gauntlet, results_path=args.results, game_log=_game_log(args), concurrency=args.concurrency,
+                progress=args.progress, gauntlet=args.gauntlet, results_path=args.results,
+                game_log=_game_log(args), concurrency=args.concurrency,
             )
         except ValueError as err:
             parser.error(str(err))

@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.arena.elo import fit_ratings
-from alphazero.atomic import append_json_line
 from alphazero.arena.game_log import GameLog
 from alphazero.arena.match import MatchResult, play_match
 from alphazero.arena.openings import random_openings
 from alphazero.arena.players import Player
+from alphazero.atomic import append_json_line
 
 
 @dataclass
