@@ -2,10 +2,10 @@
 
     python -m alphazero.arena PLAYER_A PLAYER_B --pairs N [--opening-plies 4] [--seed S]
         [--openings FILE] [--save-ggf PATH] [--save-transcripts PATH] [--games-log FILE.jsonl]
-        [--concurrency N] [--progress]
+        [--concurrency N] [--shard K/N] [--progress]
     python -m alphazero.arena ladder P1 P2 P3 ... --pairs N [--opening-plies 4] [--seed S]
         [--openings FILE] [--out FILE.md] [--gauntlet K] [--results FILE.jsonl] [--games-log FILE.jsonl]
-        [--concurrency N] [--progress]
+        [--concurrency N] [--shard K/N] [--progress]
 
 A match prints one JSON line (wins, draws, losses, score, elo_diff, elo_ci95, games_per_second,
 wipeouts, ...) from PLAYER_A's view. A ladder prints the markdown report (and writes it to --out)
@@ -43,6 +43,11 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
         "--games-log", metavar="FILE.jsonl",
         help="append each finished game here; a restarted match takes the games already in it as played",
     )
+    parser.add_argument(
+        "--shard", type=_shard, metavar="K/N",
+        help="play only games K, K+N, K+2N, ... (K from 0): N processes sharing one --games-log split a slow "
+        "match between them; the figures printed cover this shard only",
+    )
 
 
 def _positive_int(text: str) -> int:
@@ -50,6 +55,17 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
+
+
+def _shard(text: str) -> tuple[int, int]:
+    parts = text.split("/")
+    try:
+        index, count = (int(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected K/N such as 0/2, got {text!r}") from None
+    if count < 1 or not 0 <= index < count:
+        raise argparse.ArgumentTypeError(f"{text!r} is not one of N parts: need 0 <= K < N")
+    return index, count
 
 
 def _non_negative_int(text: str) -> int:
@@ -127,6 +143,7 @@ def run_match(argv) -> int:
             result = play_match(
                 players[0], players[1], args.pairs, opening_plies=args.opening_plies, seed=args.seed,
                 openings=openings, progress=args.progress, game_log=_game_log(args), concurrency=args.concurrency,
+                shard=args.shard,
             )
         except ValueError as err:
             parser.error(str(err))
@@ -155,7 +172,7 @@ def run_ladder(argv) -> int:
             ladder = play_ladder(
                 players, args.pairs, opening_plies=args.opening_plies, seed=args.seed, openings=openings,
                 progress=args.progress, gauntlet=args.gauntlet, results_path=args.results,
-                game_log=_game_log(args), concurrency=args.concurrency,
+                game_log=_game_log(args), concurrency=args.concurrency, shard=args.shard,
             )
         except ValueError as err:
             parser.error(str(err))

@@ -25,7 +25,7 @@ import numpy as np
 
 from alphazero.arena.elo import fit_ratings
 from alphazero.arena.game_log import GameLog
-from alphazero.arena.match import MatchResult, play_match
+from alphazero.arena.match import MatchResult, check_shard, play_match
 from alphazero.arena.openings import random_openings
 from alphazero.arena.players import Player
 from alphazero.atomic import append_json_line
@@ -112,15 +112,27 @@ def play_ladder(
     results_path: str | os.PathLike | None = None,
     game_log: GameLog | None = None,
     concurrency: int | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> LadderResult:
     """`play_match` over the ladder's pairings (`ladder_pairings`) on shared openings; fit ratings.
 
     `results_path`: a JSON-lines file of finished matches, appended to as they finish and read back
     on a restart (a match is reused when both player names and the openings are the same).
     `game_log`, `concurrency`: passed to every match (`play_match`), so the match a kill
-    interrupted resumes game by game."""
+    interrupted resumes game by game.
+    `shard` (k, n): passed to every match, so n processes sharing `game_log` split the ladder's games
+    between them. A shard's table covers only its part, so it records no `results_path`: once every
+    shard is done, the same ladder without `shard` takes all games from the log and writes them."""
     if len(players) < 2:
         raise ValueError(f"a ladder needs at least 2 players, got {len(players)}")
+    if shard is not None:
+        check_shard(shard)
+        if results_path:
+            raise ValueError(
+                f"shard {shard[0]}/{shard[1]} plays only part of each match, so it cannot record whole matches in "
+                f"{results_path}: leave the results file out of the shards, then run the ladder once more without "
+                "a shard to write it from the games log"
+            )
     names = _distinct_names([player.name for player in players])
     pairings = ladder_pairings(len(players), gauntlet)
     if openings is None:
@@ -135,7 +147,7 @@ def play_ladder(
             continue
         result = play_match(
             players[i], players[j], num_pairs, seed=seed, openings=openings, progress=progress, game_log=game_log,
-            concurrency=concurrency,
+            concurrency=concurrency, shard=shard,
         )
         matches[(i, j)] = result
         if results_path:

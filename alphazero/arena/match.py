@@ -118,6 +118,7 @@ def play_match(
     progress: bool = False,
     game_log: GameLog | None = None,
     concurrency: int | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> MatchResult:
     """Play `num_pairs` openings twice each (colours swapped); see the module doc.
 
@@ -130,9 +131,14 @@ def play_match(
     concurrency: at most this many games in play at once (None = all): games then finish one by
     one instead of all together at the end, which is what a game log needs against a slow engine
     that can only think about one game at a time anyway.
+    shard: (k, n) plays (and counts) only the games whose index is k modulo n, so n processes
+    sharing one game log can split a match against a slow engine between them: games advance in
+    lockstep within a process, so one process idles while its slowest game thinks.
     """
     if concurrency is not None and concurrency < 1:
         raise ValueError(f"concurrency must be >= 1 (or None for all games at once), got {concurrency}")
+    if shard is not None:
+        check_shard(shard)
     openings = _select_openings(num_pairs, opening_plies, seed, openings)
     names = _distinct_names(player_a, player_b)
     logged = game_log.finished_games(*names) if game_log is not None else {}
@@ -146,6 +152,8 @@ def play_match(
                 game.actions = list(earlier)
                 game.state = play_opening(earlier)
             games.append(game)
+    if shard is not None:
+        games = [game for game in games if game.index % shard[1] == shard[0]]
     thinking = {names[0]: 0.0, names[1]: 0.0}
     player_a.new_game()
     player_b.new_game()
@@ -153,8 +161,9 @@ def play_match(
     pending = [g for g in games if not g.state.is_over()]
     finished = len(games) - len(pending)
     live, pending = pending[:concurrency], pending[concurrency:] if concurrency else []
+    label = f"{player_a.name} vs {player_b.name}" + (f" (shard {shard[0]}/{shard[1]})" if shard else "")
     if progress and finished:
-        print(f"[arena] {player_a.name} vs {player_b.name}: {finished} of {len(games)} games taken from {game_log.path}", file=sys.stderr)
+        print(f"[arena] {label}: {finished} of {len(games)} games taken from {game_log.path}", file=sys.stderr)
     while live:
         for is_a, player, name in ((True, player_a, names[0]), (False, player_b, names[1])):
             for game in live:
@@ -183,11 +192,18 @@ def play_match(
             still_live, pending = still_live + pending[:free], pending[free:]
         live = still_live
         if progress and newly_finished:  # not every move: a log file would fill with repeats
-            print(f"\r[arena] {player_a.name} vs {player_b.name}: {finished}/{len(games)} games", end="", file=sys.stderr)
+            print(f"\r[arena] {label}: {finished}/{len(games)} games", end="", file=sys.stderr)
     seconds = time.perf_counter() - started
     if progress:
         print(file=sys.stderr)
     return _tally(games, names, seconds, thinking, seed)
+
+
+def check_shard(shard: tuple[int, int]) -> None:
+    """Reject a shard (k, n) that is not one of n parts: n >= 1 and 0 <= k < n."""
+    index, count = shard
+    if count < 1 or not 0 <= index < count:
+        raise ValueError(f"shard {index}/{count} is not one of {count} parts: need 0 <= k < n")
 
 
 def _select_openings(num_pairs, opening_plies, seed, openings) -> list:

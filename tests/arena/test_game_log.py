@@ -107,3 +107,40 @@ def test_a_ladder_passes_its_game_log_to_every_match(tmp_path):
     again = play_ladder(players, num_pairs=2, seed=1, game_log=log)
     assert all(player.calls == 0 for player in players), "every game came from the log"
     assert again.to_markdown() == first.to_markdown()
+
+
+def test_shards_sharing_a_game_log_split_a_match_and_together_make_the_whole(tmp_path):
+    log = GameLog(tmp_path / "games.jsonl")
+    reference = play_match(GreedyPlayer(), AlphaBetaPlayer(depth=1), num_pairs=3, seed=3)
+    parts = [play_match(GreedyPlayer(), AlphaBetaPlayer(depth=1), num_pairs=3, seed=3, game_log=log, shard=(k, 2)) for k in (0, 1)]
+    assert [part.num_games for part in parts] == [3, 3], "games 0, 2, 4 and 1, 3, 5"
+    assert {r.metadata["game"] for r in parts[0].games} == {0, 2, 4}
+    assert sum(part.wins for part in parts) == reference.wins and sum(part.losses for part in parts) == reference.losses
+    player = CountingPlayer(GreedyPlayer())
+    whole = play_match(player, AlphaBetaPlayer(depth=1), num_pairs=3, seed=3, game_log=log)
+    assert player.calls == 0, "every game came from the shards' log"
+    assert _outcomes(whole) == _outcomes(reference)
+
+
+@pytest.mark.parametrize("shard", [(2, 2), (-1, 2), (0, 0)])
+def test_a_shard_outside_its_parts_is_refused(shard):
+    with pytest.raises(ValueError, match="not one of"):
+        play_match(GreedyPlayer(), GreedyPlayer(), num_pairs=1, shard=shard)
+
+
+def test_a_sharded_ladder_records_no_results_but_fills_the_log_for_the_whole_ladder(tmp_path, capsys):
+    log, results = tmp_path / "games.jsonl", tmp_path / "results.jsonl"
+    common = ["ladder", "greedy", "alphabeta:depth=1", "random", "--pairs", "2", "--seed", "2", "--games-log", str(log)]
+    with pytest.raises(SystemExit):
+        arena_main(common + ["--shard", "0/2", "--results", str(results)])
+    assert "leave the results file out of the shards" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        arena_main(common + ["--shard", "0-2"])
+    assert "expected K/N" in capsys.readouterr().err
+    for shard in ("0/2", "1/2"):
+        assert arena_main(common + ["--shard", shard]) == 0
+    assert not results.exists()
+    assert len(log.read_text().splitlines()) == 3 * 4
+    assert arena_main(common + ["--results", str(results), "--progress"]) == 0
+    assert capsys.readouterr().err.count("4 of 4 games taken from") == 3
+    assert len(results.read_text().splitlines()) == 3
