@@ -20,7 +20,7 @@ import sys
 
 from alphazero.arena.game_log import GameLog
 from alphazero.arena.ladder import play_ladder
-from alphazero.arena.match import play_match, save_games_transcripts
+from alphazero.arena.match import check_shard, play_match, save_games_transcripts
 from alphazero.atomic import write_text_atomic
 from alphazero.arena.openings import read_openings
 from alphazero.arena.players import SPEC_FORMS, PlayerSpecError, make_player
@@ -63,8 +63,10 @@ def _shard(text: str) -> tuple[int, int]:
         index, count = (int(part) for part in parts)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected K/N such as 0/2, got {text!r}") from None
-    if count < 1 or not 0 <= index < count:
-        raise argparse.ArgumentTypeError(f"{text!r} is not one of N parts: need 0 <= K < N")
+    try:
+        check_shard((index, count))
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
     return index, count
 
 
