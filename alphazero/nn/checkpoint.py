@@ -142,9 +142,16 @@ def load_checkpoint(path, map_location="cpu") -> Checkpoint:
         size = path.stat().st_size
         raise CheckpointError(
             f"checkpoint {path} ({size} bytes) is truncated or not a torch checkpoint: "
-            f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+            f"{type(error).__name__}: {_first_sentence(str(error))}"
         ) from None
     return _checkpoint_from_payload(payload, path)
+
+
+def _first_sentence(message: str) -> str:
+    """The diagnosis at the head of a library's error, without the advice paragraphs torch appends
+    to it on the same line ("This is an internal miniz error. If you are seeing this error, ...")."""
+    first_line = message.splitlines()[0] if message else ""
+    return first_line.split(". ", 1)[0].rstrip(".")
 
 
 def _check_zip_checksums(path: Path) -> None:

@@ -349,14 +349,19 @@ def default_checkpoint() -> Path | None:
 
 
 def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = SearchSettings()) -> SearchChooser:
-    """MCTS on the network in `checkpoint` (loaded weights-only)."""
-    from alphazero.nn.checkpoint import load_network
+    """MCTS on the network in `checkpoint` (loaded weights-only). A missing, truncated or corrupt
+    file is a NoAIError with the checkpoint's own one-line diagnosis, so play and GTP refuse it in
+    one line as the arena does."""
+    from alphazero.nn.checkpoint import CheckpointError, load_network
     from alphazero.nn.inference import NetworkEvaluator
 
     path = Path(checkpoint)
     if not path.is_file():
         raise NoAIError(f"checkpoint {str(path)!r} does not exist")
-    network = load_network(path, device=settings.device)
+    try:
+        network = load_network(path, device=settings.device)
+    except CheckpointError as err:
+        raise NoAIError(str(err)) from None
     evaluator = NetworkEvaluator(network, device=settings.device, threads=settings.threads)
     simulations, seconds = settings.limits()
     name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"

@@ -89,17 +89,15 @@ def _gather(requests, max_batch: int, wait_s: float, stop_event):
 
 def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, requests, responses, stop_event, threads: int = 1):
     """Entry point of the inference server process (spawned)."""
-    import signal
-
     import torch
 
     from alphazero.nn.checkpoint import load_network
     from alphazero.nn.inference import NetworkEvaluator
-    from alphazero.selfplay.parent_death import exit_with_parent
+    from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent
     from alphazero.train.checkpoints import read_best_pointer
 
     exit_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the pool stops us through stop_event
+    leave_stopping_to_the_parent()  # the pool stops us through stop_event
     torch.set_num_threads(threads)
     network_id, evaluator = None, None
     while not stop_event.is_set():
@@ -151,10 +149,17 @@ class InferenceServer:
             self.restarts += 1
             self.start()
 
+    def kill(self) -> None:
+        """SIGKILL the server now (see WorkerPool.kill)."""
+        self.stop_event.set()
+        if self.process is not None and self.process.is_alive():
+            self.process.kill()
+            self.process.join(2)
+
     def close(self, timeout: float = 10.0) -> None:
         self.stop_event.set()
         if self.process is not None:
             self.process.join(timeout)
             if self.process.is_alive():
-                self.process.terminate()
+                self.process.kill()  # it ignores SIGTERM (see leave_stopping_to_the_parent)
                 self.process.join(2)

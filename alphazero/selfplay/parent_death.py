@@ -1,4 +1,4 @@
-"""Child processes of a training run die with it.
+"""Child processes of a training run die with it, and stop only when it tells them to.
 
 A self-play worker or inference server whose training process was SIGKILLed (OOM killer, `kill -9`,
 power-cycled container) would otherwise live on as an orphan: still playing its task, still writing
@@ -27,3 +27,13 @@ def exit_with_parent() -> None:
         return  # not Linux: no equivalent; the pool's stop event still ends workers on a clean exit
     if parent is not None and os.getppid() != parent.pid:
         os._exit(1)  # the parent died before the request above took effect
+
+
+def leave_stopping_to_the_parent() -> None:
+    """Ignore SIGINT and SIGTERM in a spawned child. Ctrl-C, and the SIGTERM that `timeout`,
+    systemd, docker and Slurm send, reach the whole process group; the training process then stops
+    its children through their stop event after finishing the unit of work in hand. A child killed
+    by the signal instead would lose its games in flight and be taken for a crash and restarted.
+    SIGKILL still ends a child at once, and `exit_with_parent` ends it if the parent dies."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

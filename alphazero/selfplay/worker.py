@@ -72,16 +72,14 @@ def _load_evaluator(checkpoint_path: str, selfplay_cfg: SelfPlayConfig):
 
 def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, task_queue, result_queue, stop_event, server_handle=None):
     """Entry point of a worker process (spawned)."""
-    import signal
-
     import torch
 
-    from alphazero.selfplay.parent_death import exit_with_parent
+    from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent
 
     exit_with_parent()
-    # Ctrl-C reaches the whole process group; the pool stops workers through stop_event instead,
-    # so a worker never dies mid-shard because the user asked the run to stop cleanly.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Ctrl-C and SIGTERM reach the whole process group; the pool stops workers through stop_event
+    # instead, so a worker never dies mid-shard because the user asked the run to stop cleanly.
+    leave_stopping_to_the_parent()
 
     torch.set_num_threads(selfplay_cfg.threads_per_worker)
     from alphazero.mcts.search import BatchedSearch
@@ -245,6 +243,19 @@ class WorkerPool:
                     self.assign(worker_id, games)
         return messages
 
+    def kill(self) -> None:
+        """Stop every child now (SIGKILL), for a run interrupted at once (a second Ctrl-C): their
+        games in flight are lost, every finished shard is already on disk."""
+        self.stop_event.set()
+        for process in self.processes:
+            if process is not None and process.is_alive():
+                process.kill()
+        if self.server is not None:
+            self.server.kill()
+        for process in self.processes:
+            if process is not None:
+                process.join(2)
+
     def close(self, timeout: float = 10.0) -> None:
         self.stop_event.set()
         for task_queue in self.task_queues:
@@ -255,7 +266,7 @@ class WorkerPool:
             if process is not None:
                 process.join(max(0.1, deadline - time.monotonic()))
                 if process.is_alive():
-                    process.terminate()
+                    process.kill()  # it ignores SIGTERM (see leave_stopping_to_the_parent)
                     process.join(2)
         if self.server is not None:
             self.server.close()

@@ -27,24 +27,44 @@ register_configs()
 @hydra.main(version_base=None, config_path=CONF_DIR, config_name="config")
 def _entry(raw: DictConfig) -> None:
     from alphazero.train.loop import TrainingRun
-    from alphazero.train.run_dir import RunDirectoryError
+    from alphazero.train.run_dir import DiskFullError, RunDirectoryError
 
     try:
         cfg = to_typed(raw)
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
+        _refuse(err)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     cfg.run.dir = str(run_dir)
+    run = TrainingRun(cfg, run_dir)
     try:
-        TrainingRun(cfg, run_dir).run()
-    except RunDirectoryError as err:
+        run.run()
+    except DiskFullError as err:
+        # The run had started: its log (console and log.txt) says why it stopped, once.
         logging.getLogger("alphazero.train").error("%s", err)
-        print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
+    except (RunDirectoryError, ValueError) as err:
+        _refuse(err)
+    except KeyboardInterrupt:
+        # A second Ctrl-C: no traceback, just what is on disk and what is not.
+        print(f"\ninterrupted: {run.interruption_summary()}", file=sys.stderr)
+        sys.exit(130)
+
+
+def _refuse(err: Exception) -> None:
+    """A start refused: one line on stderr (not the log: nothing is written), exit status 2."""
+    print(f"error: {err}", file=sys.stderr)
+    sys.exit(2)
 
 
 def main() -> None:
+    # Judge the command line before Hydra creates the run directory and its .hydra/: a refused
+    # start leaves the file system as it was.
+    from alphazero.train.startup import StartRefused, check_command_line
+
+    try:
+        check_command_line(sys.argv[1:], CONF_DIR)
+    except StartRefused as err:
+        _refuse(err)
     _entry()
 
 

@@ -38,7 +38,7 @@ from alphazero.selfplay.worker import WorkerPool
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics
-from alphazero.train.run_dir import DiskFullError, RunLock, prepare, setup_logging
+from alphazero.train.run_dir import DiskFullError, RunLock, check, make_layout, setup_logging
 from alphazero.train.trainer import Trainer
 
 log = logging.getLogger("alphazero.train")
@@ -119,13 +119,15 @@ class TrainingRun:
         self.disk_full: OSError | None = None
         self.started = time.monotonic()
         self.seconds_at_start = 0.0
+        self.saved_step: int | None = None  # the step that the latest.pt on disk holds
+        self.workers_ready = False  # a worker has reported progress since the pool started
 
     # ------------------------------------------------------------------------------------------
     # Set-up
 
     def _setup(self) -> None:
         cfg = self.cfg
-        prepare(self.run_dir, cfg.run.resume)
+        make_layout(self.run_dir)
         (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
         _seed_everything(cfg.run.seed)
         torch.set_num_threads(cfg.train.threads)
@@ -221,9 +223,17 @@ class TrainingRun:
             if games:
                 self.pool.assign(worker_id, games)
         moves, simulations, start = 0, 0, time.perf_counter()
-        with self._progress_bar(cfg.games_per_iteration, f"iter {self.state.iteration + 1} self-play", "game") as bar:
+        description = f"iter {self.state.iteration + 1} self-play"
+        with self._progress_bar(cfg.games_per_iteration, description, "game") as bar:
+            if not self.workers_ready:
+                # The first moves wait for every worker to load the network and numba to load or
+                # compile the search kernels: say so rather than sit at [00:00<?].
+                bar.set_description(f"{description} (workers starting: loading the network, compiling the search)")
             while any(task is not None for task in self.pool.current.values()):
                 for kind, _, _, payload in self.pool.poll(timeout=0.5):
+                    if kind in ("shard", "progress") and not self.workers_ready:
+                        self.workers_ready = True
+                        bar.set_description(description)
                     if kind == "shard":
                         self._record_shard(payload)
                         bar.update(payload["games"])
@@ -336,6 +346,17 @@ class TrainingRun:
         payload = dataclasses.asdict(self.state)
         payload["rng"] = _rng_state(self.rng)
         checkpoints.save_latest(self.run_dir, self.net, self.trainer, payload, numbered=numbered)
+        self.saved_step = self.state.step
+
+    def interruption_summary(self) -> str:
+        """One line for a run stopped at once (a second Ctrl-C): what is on disk, what was lost."""
+        if self.saved_step is None:
+            kept = "every finished game in replay/ (no latest.pt was written in this session)"
+        else:
+            kept = f"checkpoints/latest.pt at step {self.saved_step} and every finished game in replay/"
+        unsaved = self.state.step - (self.saved_step if self.saved_step is not None else self.state.step)
+        lost = "the self-play games in flight" + (f" and {unsaved} training steps" if unsaved > 0 else "")
+        return f"kept {kept}; lost {lost}. Resume with run.dir={self.run_dir} run.resume=true"
 
     def _worker_restarts(self) -> int:
         """Workers restarted over the whole run: earlier sessions' count plus this pool's."""
@@ -345,6 +366,9 @@ class TrainingRun:
     # The loop
 
     def run(self) -> RunState:
+        # A refused start changes nothing on disk: judge the directory before the lock file, the
+        # log file or any subdirectory is created.
+        check(self.run_dir, self.cfg.run.resume)
         lock = RunLock(self.run_dir)
         lock.acquire()
         try:
@@ -353,6 +377,11 @@ class TrainingRun:
             with StopRequest() as stop:
                 self.restarts_before_session = self.state.worker_restarts
                 seed = _pool_seed(self.cfg.run.seed, self.state.iteration, self.replay.total_games)
+                log.info(
+                    "starting %d self-play worker(s)%s: loading the network and compiling the search kernels "
+                    "(about 10 s, longer the first time numba compiles them)",
+                    self.cfg.selfplay.workers, " and the inference server" if self.cfg.selfplay.inference_server else "",
+                )
                 self.pool = WorkerPool(str(self.run_dir), self.cfg.selfplay, self.cfg.mcts, seed=seed)
                 try:
                     if self.cfg.run.mode == "sync":
@@ -370,6 +399,11 @@ class TrainingRun:
                     self.metrics.close()
             log.info("stopped at iteration %d, step %d; resume with run.dir=%s run.resume=true", self.state.iteration, self.state.step, self.run_dir)
             return self.state
+        except KeyboardInterrupt:
+            # Interrupted at once: the children ignore SIGINT/SIGTERM and would finish their shard.
+            if self.pool is not None:
+                self.pool.kill()
+            raise
         except OSError as error:
             if error.errno == errno.ENOSPC:
                 raise DiskFullError(error.filename or self.run_dir) from None
@@ -439,7 +473,7 @@ class TrainingRun:
         if steps:
             m.scalar("speed/train_samples_per_second", steps * self.cfg.train.batch_size / max(train_seconds, 1e-9), s.step)
         m.flush()
-        losses = m.last_losses
+        losses = m.take_report_losses()
         loss_text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f})" if losses else "loss -"
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""

@@ -21,11 +21,26 @@ class Metrics:
         self._sums = defaultdict(float)
         self._count = 0
         self.last_losses: dict | None = None
+        # Sums since the last status line, apart from the TensorBoard ones: an iteration of fewer
+        # steps than run.log_every_steps still reports its losses.
+        self._report_sums = defaultdict(float)
+        self._report_count = 0
 
     def add_losses(self, losses: dict) -> None:
         for key, value in losses.items():
             self._sums[key] += value
+            self._report_sums[key] += value
         self._count += 1
+        self._report_count += 1
+
+    def take_report_losses(self) -> dict | None:
+        """Mean losses of the steps trained since the previous call (None if none), for the status line."""
+        if not self._report_count:
+            return None
+        means = {key: total / self._report_count for key, total in self._report_sums.items()}
+        self._report_sums.clear()
+        self._report_count = 0
+        return means
 
     def flush_losses(self, step: int, samples_per_second: float | None = None) -> None:
         if not self._count:

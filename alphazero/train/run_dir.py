@@ -1,6 +1,8 @@
 """A run directory: its layout, its lock, its log file and its saved config.
 
-    <run>/config.yaml     the resolved config (also Hydra's .hydra/ copy)
+    <run>/config.yaml     the resolved config
+    <run>/.hydra/         Hydra's record of the start: config.yaml, hydra.yaml, overrides.yaml
+                          (rewritten by each resume, so it shows the latest command line)
     <run>/checkpoints/    see alphazero.train.checkpoints
     <run>/replay/         replay shards (alphazero.replay)
     <run>/tb/             TensorBoard events
@@ -63,15 +65,47 @@ class RunLock:
             self.handle = None
 
 
-def prepare(run_dir: Path, resume: bool) -> None:
-    """Check the directory fits the request: resume needs a run there; a new run needs none."""
-    has_run = (run_dir / "checkpoints" / "best.json").exists() or (run_dir / "checkpoints" / "latest.pt").exists()
+def holds_run(run_dir: Path) -> bool:
+    """Whether a training run has saved anything in `run_dir` (its best-network pointer or latest.pt)."""
+    return (run_dir / "checkpoints" / "best.json").exists() or (run_dir / "checkpoints" / "latest.pt").exists()
+
+
+def lock_holder(run_dir: Path) -> str | None:
+    """Who holds <run>/run.lock, or None when nobody does. Read-only: the file is opened for
+    reading, never created or written, so asking changes nothing on disk."""
+    path = Path(run_dir) / "run.lock"
+    try:
+        handle = open(path)
+    except OSError:
+        return None
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return handle.read().strip() or "unknown"
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return None
+
+
+def check(run_dir: Path, resume: bool) -> None:
+    """Refuse a start that does not fit the directory, touching nothing: resume needs a run there,
+    a new run needs none, and nobody may be using it."""
+    has_run = holds_run(run_dir)
     if resume and not has_run:
         raise RunDirectoryError(f"run.resume=true but {run_dir} holds no run (no checkpoints/best.json); drop run.resume or fix run.dir")
     if not resume and has_run:
         raise RunDirectoryError(
             f"{run_dir} already holds a run; add run.resume=true to continue it, or choose another run.dir"
         )
+    owner = lock_holder(run_dir)
+    if owner is not None:
+        raise RunDirectoryError(
+            f"run directory {run_dir} is in use by another training process ({owner}); stop that run or choose another run.dir"
+        )
+
+
+def make_layout(run_dir: Path) -> None:
+    """Create the run's subdirectories (after `check` accepted the start and the lock is held)."""
     for sub in ("checkpoints", "replay", "tb"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
 

@@ -58,9 +58,9 @@ def test_rows_are_the_decisions_of_usable_games_with_outcomes_from_the_side_to_m
     build_dataset(wthor_directory, tmp_path / "ds", progress=False)
     data = load_dataset(tmp_path / "ds")
     expected_train = _expected_rows(SHORTEST_GAME, 64) + _expected_rows(GAME_WITH_PASS, -8)
-    assert _rows_of(data.train) == pytest.approx(expected_train)
+    assert _rows_of(data.train) == expected_train
     expected_validation = _expected_rows(SHORTEST_GAME, 64) + _expected_rows("f5d6", 0)
-    assert _rows_of(data.validation) == pytest.approx(expected_validation)
+    assert _rows_of(data.validation) == expected_validation
     assert (data.train.counts == 1).all()
 
 

@@ -1,0 +1,193 @@
+"""Judge a training command line before Hydra acts on it, so a refused start changes nothing.
+
+`@hydra.main` creates the run directory and writes `.hydra/` into it before our code sees the
+config, and it accepts `+key=value` for a key the schema does not have (the value is then dropped
+when the typed config is built). So the entry point first composes the same config with Hydra's
+compose API, which writes nothing, and refuses, in one line naming the key and what to do:
+  - an override of a key the schema does not have, however it is spelled (`key`, `+key`, `++key`),
+    with the nearest valid key;
+  - an override Hydra cannot parse or merge (a wrong type, an unknown preset);
+  - a value out of range (the dataclasses' own checks);
+  - a run directory that does not fit: resume without a run, a new run over an existing one, a
+    directory another training process holds, a resume or `train.init_from` whose network does not
+    match the model config.
+A sweep (`-m`) is expanded as Hydra's basic sweeper does and every job is checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from pathlib import Path
+
+from alphazero.config import Config, to_typed
+from alphazero.nn.config import ModelConfig
+
+
+class StartRefused(ValueError):
+    """The command line cannot start a run; the message is one line that says why and what to do."""
+
+
+# Hydra flags after which there is no run to judge (help, printing the config, shell completion).
+_NO_RUN_FLAGS = ("help", "hydra_help", "cfg", "info", "shell_completion", "experimental_rerun")
+
+
+def check_command_line(argv: list[str], config_dir: str) -> None:
+    """Raise StartRefused if the training command line `argv` (without the program name) would be
+    refused; return quietly if it may start (or is not a run at all, like `--help`)."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra._internal.utils import get_args_parser
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    args = get_args_parser().parse_args(argv)
+    if any(getattr(args, flag, None) for flag in _NO_RUN_FLAGS) or args.config_name or args.config_path:
+        return
+    try:
+        parsed = OverridesParser.create().parse_overrides(args.overrides)
+    except HydraException as error:
+        raise StartRefused(f"cannot parse the overrides: {_one_line(error)}") from None
+    moves_hydra_dir = False
+    for override in parsed:
+        key = override.key_or_group
+        if key.startswith("hydra") or override.package is not None:
+            moves_hydra_dir = moves_hydra_dir or key.startswith("hydra")
+            continue
+        if not override.is_delete():
+            check_known_key(key, override.input_line)
+        if override.is_sweep_override() and not args.multirun:
+            raise StartRefused(f"{override.input_line!r} lists several values: add -m (--multirun) to sweep over them")
+    jobs = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch] if args.multirun else [args.overrides]
+    for number, job in enumerate(jobs):
+        cfg = compose_typed(job, config_dir)
+        if moves_hydra_dir:
+            continue  # hydra.run.dir / hydra.sweep.* put the run elsewhere: the job itself checks it
+        run_dir = Path(cfg.run.dir) / str(number) if args.multirun else Path(cfg.run.dir)
+        check_run_start(cfg, run_dir)
+
+
+def valid_keys(schema=Config, prefix: str = "") -> list[str]:
+    """Every dotted key of the config schema, groups included (`mcts`, `mcts.simulations`, ...)."""
+    keys = []
+    for field in dataclasses.fields(schema):
+        key = f"{prefix}{field.name}"
+        keys.append(key)
+        default = field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
+        if dataclasses.is_dataclass(default):
+            keys.extend(valid_keys(type(default), key + "."))
+    return keys
+
+
+def check_known_key(key: str, override_text: str) -> None:
+    """Refuse an override of a key the schema lacks, naming the nearest valid key."""
+    keys = valid_keys()
+    if key in keys or key == "experiment":
+        return
+    nearest = difflib.get_close_matches(key, keys, n=1, cutoff=0.5)
+    hint = f"; did you mean {nearest[0]!r}?" if nearest else "; see alphazero/config.py for the keys"
+    raise StartRefused(f"unknown config key {key!r} in override {override_text!r}{hint}")
+
+
+def compose_typed(overrides: list[str], config_dir: str) -> Config:
+    """Compose the run's config exactly as the entry point will (nothing is written) and build the
+    typed dataclasses; StartRefused in one line on any failure."""
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    job_overrides = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
+    try:
+        with initialize_config_dir(config_dir=config_dir, version_base=None):
+            raw = compose(config_name="config", overrides=job_overrides)
+    except (HydraException, OmegaConfBaseException) as error:
+        raise StartRefused(_one_line(error)) from None
+    unknown = _unknown_keys(raw)
+    if unknown:
+        check_known_key(unknown[0], unknown[0])
+    try:
+        return to_typed(raw)
+    except (ValueError, OmegaConfBaseException) as error:
+        raise StartRefused(_one_line(error)) from None
+
+
+def check_run_start(cfg: Config, run_dir: Path) -> None:
+    """The run directory and the networks it would start from fit the request (reads only)."""
+    from alphazero.train.run_dir import RunDirectoryError, check
+
+    try:
+        check(run_dir, cfg.run.resume)
+    except RunDirectoryError as error:
+        raise StartRefused(str(error)) from None
+    if cfg.run.resume:
+        saved = _saved_model(run_dir / "config.yaml")
+        if saved is not None:
+            _check_same_model(saved, cfg.model, str(run_dir / "config.yaml"))
+    elif cfg.train.init_from:
+        from alphazero.nn.checkpoint import CheckpointError, load_checkpoint
+
+        try:
+            source = load_checkpoint(cfg.train.init_from)
+        except CheckpointError as error:
+            raise StartRefused(f"train.init_from: {error}") from None
+        _check_same_model(source.model_config, cfg.model, cfg.train.init_from)
+
+
+def _check_same_model(saved: ModelConfig, wanted: ModelConfig, where: str) -> None:
+    if saved == wanted:
+        return
+    diffs = [
+        f"model.{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(wanted, f.name)!r}"
+        for f in dataclasses.fields(saved)
+        if getattr(saved, f.name) != getattr(wanted, f.name)
+    ]
+    raise StartRefused(f"the network in {where} does not match the model config ({'; '.join(diffs)}); use the same model preset/overrides")
+
+
+def _saved_model(config_file: Path) -> ModelConfig | None:
+    """The model section of a run's saved config.yaml, or None if the file is absent or unreadable
+    (the resume then compares against latest.pt itself)."""
+    from omegaconf import OmegaConf
+
+    try:
+        saved = OmegaConf.to_container(OmegaConf.load(config_file)).get("model")
+        return ModelConfig(**saved)
+    except Exception:
+        return None
+
+
+def _unknown_keys(node, schema=Config, prefix: str = "") -> list[str]:
+    """Keys present in the composed config that the schema does not define (from a config file)."""
+    names = {f.name: f for f in dataclasses.fields(schema)}
+    unknown = []
+    for key in node.keys():
+        if key not in names:
+            unknown.append(f"{prefix}{key}")
+            continue
+        field = names[key]
+        default = field.default_factory() if field.default_factory is not dataclasses.MISSING else field.default
+        if dataclasses.is_dataclass(default):
+            unknown.extend(_unknown_keys(node[key], type(default), f"{prefix}{key}."))
+    return unknown
+
+
+def _one_line(error: Exception) -> str:
+    """Hydra's and OmegaConf's messages span lines (the key, the types, the config search path) and
+    keep the reason in `__cause__`; say what is wrong, and the available presets, in one line."""
+    text = str(error)
+    head, _, options = text.partition("Available options in")
+    reason = [line.strip() for line in head.splitlines() if line.strip()]
+    cause = error.__cause__
+    if cause is not None:
+        reason += [line.strip() for line in str(cause).splitlines()
+                   if line.strip() and not line.strip().startswith(("full_key:", "object_type", "reference_type"))]
+    line = "; ".join(reason) or type(error).__name__
+    if options:
+        group, _, listing = options.partition(":")
+        choices = []
+        for entry in listing.splitlines():
+            if entry.startswith("Config search path"):
+                break
+            if entry.strip():
+                choices.append(entry.strip())
+        line += f" (available in {group.strip()}: {', '.join(choices)})"
+    return line
