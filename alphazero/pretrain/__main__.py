@@ -37,19 +37,46 @@ def _entry(raw: DictConfig) -> None:
     try:
         cfg = to_typed(raw)
     except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
+        _refuse(err)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     cfg.run.dir = str(run_dir)
     try:
         PretrainRun(cfg, run_dir).run()
-    except (RunDirectoryError, FileNotFoundError) as err:
-        logging.getLogger("alphazero.pretrain").error("%s", err)
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
+    except (RunDirectoryError, FileNotFoundError, ValueError) as err:
+        _refuse(err)
+
+
+def _refuse(err: Exception) -> None:
+    """One line on stderr (the console log handler would print it a second time), exit status 2."""
+    print(f"error: {err}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _check_start(cfg, run_dir: Path) -> None:
+    """The run directory fits the request and `pretrain.init_from` is a network of the model asked
+    for (reads only; see alphazero.train.startup)."""
+    from alphazero.pretrain.loop import check_directory
+    from alphazero.train.run_dir import RunDirectoryError
+    from alphazero.train.startup import StartRefused, check_init_from
+
+    try:
+        check_directory(run_dir, cfg.run.resume)
+    except RunDirectoryError as error:
+        raise StartRefused(str(error)) from None
+    if cfg.pretrain.init_from and not cfg.run.resume:
+        check_init_from(cfg.pretrain.init_from, cfg.model, "pretrain.init_from")
 
 
 def main() -> None:
+    # Judge the command line before Hydra creates the run directory and its .hydra/.
+    from alphazero.pretrain.config import PretrainRootConfig
+    from alphazero.train.startup import Program, StartRefused, check_command_line
+
+    program = Program("pretrain", PretrainRootConfig, to_typed, _check_start)
+    try:
+        check_command_line(sys.argv[1:], CONF_DIR, program)
+    except StartRefused as err:
+        _refuse(err)
     _entry()
 
 

@@ -44,7 +44,7 @@ from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
 from alphazero.pretrain.config import PretrainRootConfig, to_yaml
 from alphazero.train.loop import StopRequest
-from alphazero.train.run_dir import RunDirectoryError, RunLock, setup_logging
+from alphazero.train.run_dir import RunDirectoryError, RunLock, lock_holder, setup_logging
 from alphazero.train.trainer import build_optimizer, build_scheduler
 
 log = logging.getLogger("alphazero.pretrain")
@@ -109,11 +109,6 @@ class PretrainRun:
         return self.run_dir / "checkpoints"
 
     def _prepare_directory(self) -> None:
-        latest = self.checkpoint_dir / "latest.pt"
-        if self.cfg.run.resume and not latest.exists():
-            raise RunDirectoryError(f"run.resume=true but {self.run_dir} holds no pretraining run (no checkpoints/latest.pt); drop run.resume or fix run.dir")
-        if not self.cfg.run.resume and latest.exists():
-            raise RunDirectoryError(f"{self.run_dir} already holds a run; add run.resume=true to continue it, or choose another run.dir")
         for sub in ("checkpoints", "tb"):
             (self.run_dir / sub).mkdir(parents=True, exist_ok=True)
 
@@ -307,6 +302,9 @@ class PretrainRun:
     # The loop
 
     def run(self) -> PretrainState:
+        # A refused start changes nothing on disk: judge the directory before the lock file or the
+        # log file is created.
+        check_directory(self.run_dir, self.cfg.run.resume)
         lock = RunLock(self.run_dir)
         lock.acquire()
         try:
@@ -372,6 +370,19 @@ class PretrainRun:
                     self.save_latest()
             bar.close()
             self._end_epoch(epoch_sums, epoch_count)
+
+
+def check_directory(run_dir: Path, resume: bool) -> None:
+    """Refuse, touching nothing, a start that does not fit `run_dir`: resume needs a pretraining
+    run there (its latest.pt), a new run needs none, and nobody may be using the directory."""
+    latest = Path(run_dir) / "checkpoints" / "latest.pt"
+    if resume and not latest.exists():
+        raise RunDirectoryError(f"run.resume=true but {run_dir} holds no pretraining run (no checkpoints/latest.pt); drop run.resume or fix run.dir")
+    if not resume and latest.exists():
+        raise RunDirectoryError(f"{run_dir} already holds a run; add run.resume=true to continue it, or choose another run.dir")
+    owner = lock_holder(Path(run_dir))
+    if owner is not None:
+        raise RunDirectoryError(f"run directory {run_dir} is in use by another process ({owner}); stop it or choose another run.dir")
 
 
 def _duration(seconds: float) -> str:

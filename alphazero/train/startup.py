@@ -20,6 +20,9 @@ import dataclasses
 import difflib
 from pathlib import Path
 
+from dataclasses import dataclass
+from typing import Any, Callable
+
 from alphazero.config import Config, to_typed
 from alphazero.nn.config import ModelConfig
 
@@ -28,13 +31,25 @@ class StartRefused(ValueError):
     """The command line cannot start a run; the message is one line that says why and what to do."""
 
 
+@dataclass(frozen=True)
+class Program:
+    """What differs between the Hydra programs judged here (training, pretraining)."""
+
+    config_name: str  # the primary config in conf/
+    schema: type  # the root dataclass of the typed config
+    typed: Callable[[Any], Any]  # DictConfig -> dataclasses (runs the range checks)
+    check_run: Callable[[Any, Path], None]  # (typed config, run dir) -> None or StartRefused
+
+
 # Hydra flags after which there is no run to judge (help, printing the config, shell completion).
 _NO_RUN_FLAGS = ("help", "hydra_help", "cfg", "info", "shell_completion", "experimental_rerun")
 
 
-def check_command_line(argv: list[str], config_dir: str) -> None:
-    """Raise StartRefused if the training command line `argv` (without the program name) would be
-    refused; return quietly if it may start (or is not a run at all, like `--help`)."""
+def check_command_line(argv: list[str], config_dir: str, program: Program | None = None) -> None:
+    """Raise StartRefused if the command line `argv` (without the program name) of `program`
+    (default: training) would be refused; return quietly if it may start (or is not a run at all,
+    like `--help`)."""
+    program = program or TRAINING
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra._internal.utils import get_args_parser
     from hydra.core.override_parser.overrides_parser import OverridesParser
@@ -54,16 +69,16 @@ def check_command_line(argv: list[str], config_dir: str) -> None:
             moves_hydra_dir = moves_hydra_dir or key.startswith("hydra")
             continue
         if not override.is_delete():
-            check_known_key(key, override.input_line)
+            check_known_key(key, override.input_line, program.schema)
         if override.is_sweep_override() and not args.multirun:
             raise StartRefused(f"{override.input_line!r} lists several values: add -m (--multirun) to sweep over them")
     jobs = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch] if args.multirun else [args.overrides]
     for number, job in enumerate(jobs):
-        cfg = compose_typed(job, config_dir)
+        cfg = compose_typed(job, config_dir, program)
         if moves_hydra_dir:
             continue  # hydra.run.dir / hydra.sweep.* put the run elsewhere: the job itself checks it
         run_dir = Path(cfg.run.dir) / str(number) if args.multirun else Path(cfg.run.dir)
-        check_run_start(cfg, run_dir)
+        program.check_run(cfg, run_dir)
 
 
 def valid_keys(schema=Config, prefix: str = "") -> list[str]:
@@ -78,9 +93,9 @@ def valid_keys(schema=Config, prefix: str = "") -> list[str]:
     return keys
 
 
-def check_known_key(key: str, override_text: str) -> None:
+def check_known_key(key: str, override_text: str, schema: type = Config) -> None:
     """Refuse an override of a key the schema lacks, naming the nearest valid key."""
-    keys = valid_keys()
+    keys = valid_keys(schema)
     if key in keys or key == "experiment":
         return
     nearest = difflib.get_close_matches(key, keys, n=1, cutoff=0.5)
@@ -88,9 +103,10 @@ def check_known_key(key: str, override_text: str) -> None:
     raise StartRefused(f"unknown config key {key!r} in override {override_text!r}{hint}")
 
 
-def compose_typed(overrides: list[str], config_dir: str) -> Config:
+def compose_typed(overrides: list[str], config_dir: str, program: Program | None = None):
     """Compose the run's config exactly as the entry point will (nothing is written) and build the
     typed dataclasses; StartRefused in one line on any failure."""
+    program = program or TRAINING
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
@@ -98,20 +114,20 @@ def compose_typed(overrides: list[str], config_dir: str) -> Config:
     job_overrides = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
     try:
         with initialize_config_dir(config_dir=config_dir, version_base=None):
-            raw = compose(config_name="config", overrides=job_overrides)
+            raw = compose(config_name=program.config_name, overrides=job_overrides)
     except (HydraException, OmegaConfBaseException) as error:
         raise StartRefused(_one_line(error)) from None
-    unknown = _unknown_keys(raw)
+    unknown = _unknown_keys(raw, program.schema)
     if unknown:
-        check_known_key(unknown[0], unknown[0])
+        check_known_key(unknown[0], unknown[0], program.schema)
     try:
-        return to_typed(raw)
+        return program.typed(raw)
     except (ValueError, OmegaConfBaseException) as error:
         raise StartRefused(_one_line(error)) from None
 
 
 def check_run_start(cfg: Config, run_dir: Path) -> None:
-    """The run directory and the networks it would start from fit the request (reads only)."""
+    """A training run's directory and the networks it would start from fit the request (reads only)."""
     from alphazero.train.run_dir import RunDirectoryError, check
 
     try:
@@ -123,13 +139,18 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
         if saved is not None:
             _check_same_model(saved, cfg.model, str(run_dir / "config.yaml"))
     elif cfg.train.init_from:
-        from alphazero.nn.checkpoint import CheckpointError, load_checkpoint
+        check_init_from(cfg.train.init_from, cfg.model, "train.init_from")
 
-        try:
-            source = load_checkpoint(cfg.train.init_from)
-        except CheckpointError as error:
-            raise StartRefused(f"train.init_from: {error}") from None
-        _check_same_model(source.model_config, cfg.model, cfg.train.init_from)
+
+def check_init_from(path: str, model: ModelConfig, key: str) -> None:
+    """The checkpoint a run starts its weights from is readable and of the model asked for."""
+    from alphazero.nn.checkpoint import CheckpointError, load_checkpoint
+
+    try:
+        source = load_checkpoint(path)
+    except CheckpointError as error:
+        raise StartRefused(f"{key}: {error}") from None
+    _check_same_model(source.model_config, model, path)
 
 
 def _check_same_model(saved: ModelConfig, wanted: ModelConfig, where: str) -> None:
@@ -191,3 +212,6 @@ def _one_line(error: Exception) -> str:
                 choices.append(entry.strip())
         line += f" (available in {group.strip()}: {', '.join(choices)})"
     return line
+
+
+TRAINING = Program("config", Config, to_typed, check_run_start)

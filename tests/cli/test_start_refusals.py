@@ -169,3 +169,18 @@ def test_the_ci_script_runs_the_readme_test_command_in_a_new_virtual_environment
                                check=True).stdout.strip()
     assert extracted.startswith("pip install torch==2.13.0 && ")  # the CPU build first, from the local cache
     assert 'pip install -e ".[test]"' in extracted and extracted.endswith("python -m pytest")
+
+
+@pytest.mark.parametrize(
+    "overrides, words",
+    [
+        (["+pretrain.lrr=1"], ["pretrain.lrr", "did you mean 'pretrain.lr'"]),
+        (["pretrain.lr=-1"], ["pretrain.lr must be > 0"]),
+        (["run.resume=true", "run.dir=missing"], ["run.resume=true", "missing"]),
+    ],
+)
+def test_a_refused_pretraining_start_creates_nothing(overrides, words, tmp_path):
+    before = snapshot(tmp_path)
+    proc = run_module("alphazero.pretrain", overrides, cwd=tmp_path)
+    assert_one_line_refusal(proc, *words)
+    assert snapshot(tmp_path) == before
