@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from alphazero.othello.notation import NotationError, action_name, parse_board_text
-from alphazero.solver.obf import ObfError, ObfPosition, read_obf
+from alphazero.solver.obf import ObfError, ObfPosition, check_result, read_obf
 from alphazero.solver.solver import Solver
 
 EXIT_MISMATCH = 1
@@ -25,23 +25,6 @@ EXIT_BAD_INPUT = 2
 
 def _move_text(move: int) -> str:
     return "none (game over)" if move < 0 else action_name(move)
-
-
-def _check(position: ObfPosition, best_move: int, score: int, wld: bool) -> str | None:
-    """None if the result agrees with the file, else what disagrees."""
-    expected = position.best_score
-    if expected is None:
-        return None
-    if wld:
-        if (score > 0) - (score < 0) != (expected > 0) - (expected < 0):
-            return f"outcome {score:+d} has not the sign of the file's best score {expected:+d}"
-        return None
-    if score != expected:
-        return f"score {score:+d} but the file's best score is {expected:+d}"
-    if best_move >= 0 and best_move not in position.best_moves:
-        moves = " ".join(sorted(action_name(m) for m in position.best_moves))
-        return f"move {_move_text(best_move)} is not one of the file's best moves ({moves})"
-    return None
 
 
 def main(argv=None) -> int:
@@ -88,7 +71,7 @@ def main(argv=None) -> int:
             f"{label}: best {_move_text(solution.best_move)} {kind} {solution.score:+d} "
             f"nodes {solution.nodes} seconds {solution.seconds:.3f} nodes/s {rate:,.0f}"
         )
-        problem = _check(position, solution.best_move, solution.score, args.wld) if args.obf else None
+        problem = check_result(position, solution.best_move, solution.score, args.wld) if args.obf else None
         if problem:
             mismatches += 1
             text += f"  MISMATCH: {problem}"

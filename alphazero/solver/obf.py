@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
-from alphazero.othello.notation import NotationError, parse_board_text, parse_square
+from alphazero.othello.notation import NotationError, action_name, parse_board_text, parse_square
 
 
 class ObfError(ValueError):
@@ -76,3 +76,20 @@ def read_obf(path) -> list[ObfPosition]:
             continue
         positions.append(parse_line(text, f"{path}:{number}", number))
     return positions
+
+
+def check_result(position: ObfPosition, best_move: int, score: int, wld: bool) -> str | None:
+    """None if the result agrees with the file, else what disagrees."""
+    expected = position.best_score
+    if expected is None:
+        return None
+    if wld:
+        if (score > 0) - (score < 0) != (expected > 0) - (expected < 0):
+            return f"outcome {score:+d} has not the sign of the file's best score {expected:+d}"
+        return None
+    if score != expected:
+        return f"score {score:+d} but the file's best score is {expected:+d}"
+    if best_move >= 0 and best_move not in position.best_moves:
+        moves = " ".join(sorted(action_name(m) for m in position.best_moves))
+        return f"move {action_name(best_move)} is not one of the file's best moves ({moves})"
+    return None
