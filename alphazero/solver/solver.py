@@ -55,6 +55,14 @@ class Solver:
         seconds = time.perf_counter() - start
         return Solution(int(move), int(score), int(self.nodes[0]), seconds, wld)
 
+    def outcome(self, player: int, opponent: int) -> int:
+        """+1 / 0 / -1: win, draw or loss for the side to move (the WLD search, nothing else)."""
+        score, _ = endgame.solve_root(
+            np.uint64(player), np.uint64(opponent), WLD_ALPHA, WLD_BETA,
+            self.tt_keys, self.tt_values, self.squares, self.keys, self.nodes,
+        )
+        return (score > 0) - (score < 0)
+
     def warm_up(self) -> None:
         """Compile (or load from the cache) every kernel, outside any timing; leaves the table empty."""
         from alphazero.othello.notation import parse_board_text
