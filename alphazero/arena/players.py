@@ -133,12 +133,23 @@ class AlphaBetaPlayer(Player):
         return [int(action) for action in actions]
 
 
+def _with_endgame(config, endgame: int | None):
+    """`config` (default MCTSConfig()) with endgame_solve_empties = endgame, unless endgame is None."""
+    if endgame is None:
+        return config
+    from alphazero.mcts.config import MCTSConfig
+
+    return dataclasses.replace(config or MCTSConfig(), endgame_solve_empties=endgame)
+
+
 class MCTSPlayer(Player):
     """Batched MCTS over all the positions of one call: no root noise, most-visited move.
 
     Each call searches every given position from a fresh tree (the positions may come from any
     games, so no tree is reused between calls). `simulations=0` plays the evaluator's raw policy:
-    the legal action with the highest prior (lowest index among equal priors).
+    the legal action with the highest prior (lowest index among equal priors). Positions with at
+    most `config.endgame_solve_empties` empties (MCTSConfig's default unless given) are played
+    perfectly by the exact endgame solver, at any number of simulations >= 1.
     """
 
     def __init__(self, evaluator, simulations: int = 100, config=None, name: str | None = None, seed: int = 0):
@@ -164,10 +175,12 @@ class MCTSPlayer(Player):
 
     @classmethod
     def from_checkpoint(
-        cls, path, simulations: int = 100, device: str = "auto", config=None, name=None, threads: int | None = None
+        cls, path, simulations: int = 100, device: str = "auto", config=None, name=None, threads: int | None = None,
+        endgame: int | None = None,
     ) -> "MCTSPlayer":
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
-        `threads` for its network calls, torch's default when None)."""
+        `threads` for its network calls, torch's default when None). `endgame` sets
+        `MCTSConfig.endgame_solve_empties` (None: the default; 0: off)."""
         from alphazero.nn.checkpoint import load_network
         from alphazero.nn.inference import NetworkEvaluator
 
@@ -175,8 +188,9 @@ class MCTSPlayer(Player):
             raise FileNotFoundError(f"checkpoint {path} does not exist")
         network = load_network(path)
         evaluator = NetworkEvaluator(network, device=device, threads=threads)
-        label = name or f"mcts({os.path.basename(str(path))},simulations={simulations})"
-        return cls(evaluator, simulations=simulations, config=config, name=label)
+        extra = "" if endgame is None else f",endgame={endgame}"
+        label = name or f"mcts({os.path.basename(str(path))},simulations={simulations}{extra})"
+        return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label)
 
     def _searcher(self, count: int):
         """A BatchedSearch with room for `count` games, rebuilt only when a call needs more."""
@@ -436,8 +450,8 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda][,threads=T]   (simulations 100 by default; 0 = raw policy; T CPU threads)",
-    "mcts:evaluator=uniform[,simulations=N]   (uniform priors, value 0: a network-free baseline)",
+    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda][,threads=T][,endgame=E]   (simulations 100 by default; 0 = raw policy; T CPU threads; E: solve exactly from E empties, 0 = off, default MCTSConfig's)",
+    "mcts:evaluator=uniform[,simulations=N][,endgame=E]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"',
     "any form may add ,name=LABEL",
 )
@@ -447,7 +461,7 @@ _SPEC_OPTIONS = {
     "random": {"seed": int},
     "greedy": {},
     "alphabeta": {"depth": int, "endgame": int},
-    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str, "threads": int},
+    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str, "threads": int, "endgame": int},
     "gtp": {"command": str, "processes": int, "timeout": float},
 }
 
@@ -556,12 +570,16 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
                     raise _spec_error(spec, f"{option}= applies only to checkpoint players")
             from alphazero.mcts.evaluator import UniformEvaluator
 
-            return MCTSPlayer(UniformEvaluator(), simulations=simulations, name=f"mcts(uniform,simulations={simulations})")
+            endgame = options.get("endgame")
+            extra = "" if endgame is None else f",endgame={endgame}"
+            return MCTSPlayer(UniformEvaluator(), simulations=simulations, config=_with_endgame(None, endgame),
+                              name=f"mcts(uniform,simulations={simulations}{extra})")
         threads = options.get("threads")
         if threads is not None and threads < 1:
             raise _spec_error(spec, f"threads must be >= 1, got {threads}")
         return MCTSPlayer.from_checkpoint(
-            options["checkpoint"], simulations=simulations, device=options.get("device", "auto"), threads=threads
+            options["checkpoint"], simulations=simulations, device=options.get("device", "auto"), threads=threads,
+            endgame=options.get("endgame"),
         )
     if kind == "gtp":
         if not options.get("command", "").strip():

@@ -5,6 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+# Solving from more empties than this takes seconds to minutes per position in numba.
+MAX_ENDGAME_SOLVE_EMPTIES = 24
+# Chosen by measurement (docs/benchmarks.md, "Exact endgame solver"): the largest N at which a
+# move's time grows by at most 20% with the small network at 100 simulations on a 2-core CPU.
+DEFAULT_ENDGAME_SOLVE_EMPTIES = 12
+
 
 @dataclass
 class MCTSConfig:
@@ -35,6 +41,13 @@ class MCTSConfig:
       reuse_capacity: room for a reused subtree, as a multiple of `simulations`: the tree holds
         `simulations + 1 + ceil(reuse_capacity * simulations)` nodes per game. A subtree that does not
         fit keeps its oldest (shallowest-first) nodes. Ignored without tree reuse.
+      endgame_solve_empties: a node with at most this many empty squares is solved exactly by the
+        endgame solver (alphazero.solver, win/loss/draw) when the search opens it, instead of being
+        evaluated by the network: its value is the exact result and it feeds the solver's proofs.
+        A root with at most this many empties is solved for the exact score, and the search plays
+        its best move. 0 turns the endgame solver off. Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
+        each), allocated once per search object.
     """
 
     simulations: int = 100
@@ -49,6 +62,8 @@ class MCTSConfig:
     solver: bool = True
     tree_reuse: bool = True
     reuse_capacity: float = 1.0
+    endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
+    endgame_table_bits: int = 18
 
     def __post_init__(self):
         _require(_integer(self.simulations) and self.simulations >= 1, "simulations", "an integer >= 1",
@@ -68,6 +83,11 @@ class MCTSConfig:
                  "an integer >= 1", self.leaves_per_step)
         _require(_finite(self.reuse_capacity) and self.reuse_capacity >= 0, "reuse_capacity", ">= 0",
                  self.reuse_capacity)
+        _require(_integer(self.endgame_solve_empties)
+                 and 0 <= self.endgame_solve_empties <= MAX_ENDGAME_SOLVE_EMPTIES, "endgame_solve_empties",
+                 f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = off)", self.endgame_solve_empties)
+        _require(_integer(self.endgame_table_bits) and 8 <= self.endgame_table_bits <= 28, "endgame_table_bits",
+                 "an integer in 8..28", self.endgame_table_bits)
 
     @property
     def node_capacity(self) -> int:

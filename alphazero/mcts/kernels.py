@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from alphazero.mcts.selection import puct_action
-from alphazero.mcts.tree import EXPANDED, NO_PARENT, ROOT, UNVISITED, open_node
+from alphazero.mcts.tree import EXPANDED, NO_PARENT, ROOT, SOLVED, UNVISITED, open_node
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, make_move
 
@@ -72,6 +72,41 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
                 tree.nodes[b, up].in_flight += 1
                 up = tree.nodes[b, up].parent
     return count
+
+
+@njit(cache=True)
+def settle_solved_leaves(tree, active, num_leaves, leaf_node, leaf_slot, eval_positions, eval_game, eval_node,
+                         count, solved_value):
+    """Take the leaves the endgame solver settled out of the evaluator batch.
+
+    solved_value: [count] float32, the exact result (+1/0/-1, side to move's view) of row m's
+    position, NaN where it was not solved. Those nodes become SOLVED and proven; the remaining rows
+    are moved up to fill the batch, and every leaf_slot is renumbered (NO_SLOT for a solved leaf,
+    which backup then values exactly). Returns the new batch size.
+    """
+    new_row = np.empty(count, dtype=np.int32)
+    kept = 0
+    for m in range(count):
+        value = solved_value[m]
+        if value != value:  # NaN: not solved, stays in the batch
+            new_row[m] = kept
+            eval_positions[kept, 0] = eval_positions[m, 0]
+            eval_positions[kept, 1] = eval_positions[m, 1]
+            eval_game[kept] = eval_game[m]
+            eval_node[kept] = eval_node[m]
+            kept += 1
+        else:
+            new_row[m] = NO_SLOT
+            record = tree.nodes[eval_game[m], eval_node[m]]
+            record.status = SOLVED
+            record.proven = True
+            record.exact_value = value
+    for b in range(tree.next_free.shape[0]):
+        if active[b]:
+            for j in range(num_leaves):
+                if leaf_slot[b, j] != NO_SLOT:
+                    leaf_slot[b, j] = new_row[leaf_slot[b, j]]
+    return kept
 
 
 @njit(cache=True)

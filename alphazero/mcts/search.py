@@ -21,6 +21,12 @@ The search therefore never runs out of nodes. Memory: 576 bytes per node slot (a
 record and 65 8-byte edge records), so B * node_capacity * 576 bytes in all (256 games at 800
 simulations with the default reuse headroom: about 236 MB).
 
+Endgames (`MCTSConfig.endgame_solve_empties` = N > 0): a node opened with at most N empties is
+solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is a proven leaf; a
+root with at most N empties is solved for its exact score first, and the search plays the
+solver's best move (`SearchResult.exact_score` reports the score). One solver, with its
+transposition table, serves all games of the search object for its lifetime.
+
 Finished games must not be searched: an active game whose position is over raises ValueError.
 Inactive games are not touched, not evaluated, and report zeros and action NO_ACTION (-1).
 """
@@ -33,11 +39,12 @@ import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import Evaluator
-from alphazero.mcts.kernels import backup, expand, select_leaves
+from alphazero.mcts.kernels import backup, expand, select_leaves, settle_solved_leaves
 from alphazero.mcts.rng import seed_streams
 from alphazero.mcts.root import add_root_noise, choose_actions, restore_root_priors, root_child_visits, root_outputs
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
+from alphazero.solver.solver import Solver
 
 
 @dataclass
@@ -52,6 +59,8 @@ class SearchResult:
       action: [B] int64. The move to play, chosen by the temperature schedule (see
         `root.choose_actions`).
       reused_visits: [B] int32. Visits the root's children already had before this search.
+      exact_score: [B] int32. The root's exact final disc difference (side to move's view, empties
+        to the winner) when the endgame solver solved it, else NO_EXACT_SCORE.
     """
 
     policy: np.ndarray
@@ -59,6 +68,10 @@ class SearchResult:
     root_value: np.ndarray
     action: np.ndarray
     reused_visits: np.ndarray
+    exact_score: np.ndarray
+
+
+NO_EXACT_SCORE = -128  # exact_score of a root the endgame solver did not solve (scores are in -64..64)
 
 
 class BatchedSearch:
@@ -87,6 +100,7 @@ class BatchedSearch:
         self._new_index = np.zeros(config.node_capacity, dtype=np.int32)
         self._saved_prior = np.zeros((num_games, NUM_ACTIONS), dtype=np.float32)
         self._max_kept_nodes = config.node_capacity - config.simulations
+        self.endgame_solver = Solver(config.endgame_table_bits) if config.endgame_solve_empties > 0 else None
 
     def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
                add_noise: bool = True) -> SearchResult:
@@ -107,6 +121,7 @@ class BatchedSearch:
             priors, values = self._evaluate(count)
             expand(tree, self._eval_game, self._eval_node, priors, count)
             record_root_values(tree, self._eval_game, self._eval_node, values, count)
+        exact_score, solver_moves = self._solve_roots(positions, active)
         visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
         root_child_visits(tree, active, visits)
         reused_visits = visits.sum(axis=1, dtype=np.int32)
@@ -128,8 +143,11 @@ class BatchedSearch:
         action = np.empty(self.num_games, dtype=np.int64)
         choose_actions(tree, visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
                        self._rng_states, action)
+        for b in np.flatnonzero(exact_score != NO_EXACT_SCORE):
+            action[b] = solver_moves[b]
+            root_value[b] = np.sign(exact_score[b])
         return SearchResult(policy=policy, visits=visits, root_value=root_value, action=action,
-                            reused_visits=reused_visits)
+                            reused_visits=reused_visits, exact_score=exact_score)
 
     def advance(self, actions: np.ndarray) -> None:
         """Play `actions` [B] in the trees: each played child's subtree becomes the game's tree.
@@ -166,12 +184,48 @@ class BatchedSearch:
             count = select_leaves(tree, active, leaves, cfg.c_puct, cfg.fpu_reduction, cfg.virtual_loss,
                                   self._leaf_node, self._leaf_slot, self._eval_positions, self._eval_game,
                                   self._eval_node)
+            if count and self.endgame_solver is not None:
+                count = self._solve_endgame_leaves(active, leaves, count)
             if count:
                 priors, values = self._evaluate(count)
                 expand(tree, self._eval_game, self._eval_node, priors, count)
             else:
                 values = _NO_VALUES
             backup(tree, active, leaves, self._leaf_node, self._leaf_slot, values, cfg.solver)
+
+    def _solve_endgame_leaves(self, active: np.ndarray, leaves: int, count: int) -> int:
+        """Solve (win/loss/draw) the newly opened leaves within reach instead of evaluating them;
+        returns how many leaves are left for the evaluator.
+
+        The solver is called from Python, leaf by leaf, rather than from `select_leaves`: numba
+        cannot reload a cached kernel that calls the recursive solver from another module (numba
+        issue #6061: the reloaded code jumps to an unresolved symbol and crashes).
+        """
+        positions = self._eval_positions[:count]
+        empties = 64 - np.bitwise_count(positions[:, 0] | positions[:, 1]).astype(np.int64)
+        within = np.flatnonzero(empties <= self.config.endgame_solve_empties)
+        if within.size == 0:
+            return count
+        solved_value = np.full(count, np.nan, dtype=np.float32)
+        for m in within:
+            solved_value[m] = self.endgame_solver.outcome(int(positions[m, 0]), int(positions[m, 1]))
+        return settle_solved_leaves(self.tree, active, leaves, self._leaf_node, self._leaf_slot,
+                                    self._eval_positions, self._eval_game, self._eval_node, count, solved_value)
+
+    def _solve_roots(self, positions: np.ndarray, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Exact scores [B] (NO_EXACT_SCORE where not solved) and best moves [B] (NO_ACTION where
+        not solved) of the active roots with at most `endgame_solve_empties` empties."""
+        limit = self.config.endgame_solve_empties
+        exact_score = np.full(self.num_games, NO_EXACT_SCORE, dtype=np.int32)
+        moves = np.full(self.num_games, NO_ACTION, dtype=np.int64)
+        if limit == 0:
+            return exact_score, moves
+        empties = 64 - np.bitwise_count(positions[:, 0] | positions[:, 1]).astype(np.int64)
+        for b in np.flatnonzero(active & (empties <= limit)):
+            solution = self.endgame_solver.solve(int(positions[b, 0]), int(positions[b, 1]))
+            exact_score[b] = solution.score
+            moves[b] = solution.best_move
+        return exact_score, moves
 
     def _evaluate(self, count: int) -> tuple[np.ndarray, np.ndarray]:
         priors, values = self.evaluator(self._eval_positions[:count].copy())
@@ -205,4 +259,4 @@ class BatchedSearch:
 
 _NO_VALUES = np.zeros(0, dtype=np.float32)
 
-__all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION"]
+__all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION", "NO_EXACT_SCORE"]

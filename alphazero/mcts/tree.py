@@ -36,6 +36,7 @@ NO_ACTION = -1  # action_from_parent of the root; also "no move" in actions hand
 PENDING = 0  # opened by a selection this step, waiting for the evaluator
 EXPANDED = 1  # priors known: selection may descend through it
 TERMINAL = 2  # the game is over here: proven, exact_value is the result, never evaluated
+SOLVED = 3  # solved by the endgame solver when opened: proven, a leaf like TERMINAL, never evaluated
 
 NODE = np.dtype(
     [
@@ -67,9 +68,9 @@ class Tree(NamedTuple):
         value_sum: float64. Sum of the backed-up values, from the node's side to move.
         exact_value: float32. The game-theoretic result (+1/0/-1) for the node's side to move,
           meaningful when `proven`.
-        proven: bool. The result is known: always for TERMINAL nodes, and (with
+        proven: bool. The result is known: always for TERMINAL and SOLVED nodes, and (with
           MCTSConfig.solver) for nodes whose children's results settle it.
-        status: int8. `PENDING`, `EXPANDED` or `TERMINAL`.
+        status: int8. `PENDING`, `EXPANDED`, `TERMINAL` or `SOLVED`.
         parent: int32. The node's parent, `NO_PARENT` for the root.
         action_from_parent: int32. The action that led here, `NO_ACTION` for the root.
         legal: uint64. Legal squares at the node; 0 means the only action is PASS (or, for a
@@ -268,7 +269,7 @@ def advance_trees(tree, actions, reuse, max_kept_nodes, new_index):
         child = UNVISITED
         if reuse and tree.nodes[b, ROOT].status == EXPANDED:
             child = tree.edges[b, ROOT, action].child
-        if child == UNVISITED or tree.nodes[b, child].status == PENDING:
+        if child == UNVISITED or tree.nodes[b, child].status == PENDING or tree.nodes[b, child].status == SOLVED:
             tree.next_free[b] = 0
         else:
             compact_subtree(tree, b, child, max_kept_nodes, new_index)

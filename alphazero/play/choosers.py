@@ -133,6 +133,7 @@ class SearchChooser(MoveChooser):
         name: str | None = None,
         seed: int = 0,
         leaves_per_step: int = 1,
+        endgame_solve_empties: int | None = None,
     ):
         if simulations is None and seconds is None:
             raise ValueError("a search needs simulations or seconds per move (or both)")
@@ -145,6 +146,8 @@ class SearchChooser(MoveChooser):
         self.seconds = seconds
         self.seed = seed
         self.leaves_per_step = leaves_per_step
+        # None: the search's default (MCTSConfig.endgame_solve_empties); 0: no endgame solver.
+        self.endgame_solve_empties = endgame_solve_empties
         self.name = name or f"MCTS {describe_limit(simulations, seconds)}"
         self._searches: dict[int, list] = {}  # chunk size -> [BatchedSearch, GameState at its root]
         self.last_simulations = 0  # new simulations of the latest search (for logs and tests)
@@ -158,6 +161,7 @@ class SearchChooser(MoveChooser):
             from alphazero.mcts.config import MCTSConfig
             from alphazero.mcts.search import BatchedSearch
 
+            endgame = {} if self.endgame_solve_empties is None else {"endgame_solve_empties": self.endgame_solve_empties}
             config = MCTSConfig(
                 simulations=chunk,
                 temperature=0.0,
@@ -165,6 +169,7 @@ class SearchChooser(MoveChooser):
                 tree_reuse=True,
                 reuse_capacity=max(1.0, (capacity - chunk - 1) / chunk),
                 leaves_per_step=min(self.leaves_per_step, chunk),
+                **endgame,
             )
             entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
             self._searches[chunk] = entry
@@ -324,6 +329,7 @@ class SearchSettings:
     threads: int | None = 1
     leaves_per_step: int = 1
     seed: int = 0
+    endgame_solve_empties: int | None = None
 
     @property
     def has_limits(self) -> bool:
@@ -336,7 +342,8 @@ class SearchSettings:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "SearchSettings":
-        return cls(args.simulations, args.seconds, args.device, args.threads, args.leaves_per_step, args.seed)
+        return cls(args.simulations, args.seconds, args.device, args.threads, args.leaves_per_step, args.seed,
+                   getattr(args, "endgame", None))
 
 
 def default_checkpoint() -> Path | None:
@@ -366,7 +373,8 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
     simulations, seconds = settings.limits()
     name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"
     return SearchChooser(evaluator, simulations, seconds, name=name, seed=settings.seed,
-                         leaves_per_step=settings.leaves_per_step)
+                         leaves_per_step=settings.leaves_per_step,
+                         endgame_solve_empties=settings.endgame_solve_empties)
 
 
 def chooser_from_spec(spec: str, settings: SearchSettings = SearchSettings()) -> MoveChooser:
@@ -386,16 +394,18 @@ def chooser_from_spec(spec: str, settings: SearchSettings = SearchSettings()) ->
             return PlayerChooser(make_player(spec))
         except (ValueError, OSError) as err:
             raise NoAIError(str(err)) from None
-    unknown = set(options) - {"checkpoint", "evaluator", "simulations", "device", "name"}
+    unknown = set(options) - {"checkpoint", "evaluator", "simulations", "device", "name", "endgame"}
     if unknown:
         raise NoAIError(f"bad player spec {spec!r}: option(s) {', '.join(sorted(unknown))} not supported here "
-                        f"(mcts takes checkpoint, evaluator, simulations, device, name)")
+                        f"(mcts takes checkpoint, evaluator, simulations, device, endgame, name)")
     if ("checkpoint" in options) == ("evaluator" in options):
         raise NoAIError(f"bad player spec {spec!r}: mcts needs exactly one of checkpoint=PATH or evaluator=uniform")
     if "simulations" in options:
         settings = dataclasses.replace(settings, simulations=options["simulations"])
     if "device" in options:
         settings = dataclasses.replace(settings, device=options["device"])
+    if "endgame" in options:
+        settings = dataclasses.replace(settings, endgame_solve_empties=options["endgame"])
     if "checkpoint" in options:
         chooser = network_chooser(options["checkpoint"], settings)
     else:
@@ -406,6 +416,7 @@ def chooser_from_spec(spec: str, settings: SearchSettings = SearchSettings()) ->
         simulations, seconds = settings.limits()
         chooser = SearchChooser(UniformEvaluator(), simulations, seconds, seed=settings.seed,
                                 leaves_per_step=settings.leaves_per_step,
+                                endgame_solve_empties=settings.endgame_solve_empties,
                                 name=f"MCTS-uniform {describe_limit(simulations, seconds)}")
     if "name" in options:
         chooser.name = options["name"]
@@ -445,6 +456,24 @@ def positive_float(text: str) -> float:
     return value
 
 
+def default_endgame_empties() -> int:
+    from alphazero.mcts.config import MCTSConfig
+
+    return MCTSConfig().endgame_solve_empties
+
+
+def endgame_empties(text: str) -> int:
+    from alphazero.mcts.config import MAX_ENDGAME_SOLVE_EMPTIES
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer 0..{MAX_ENDGAME_SOLVE_EMPTIES}, got {text!r}") from None
+    if not 0 <= value <= MAX_ENDGAME_SOLVE_EMPTIES:
+        raise argparse.ArgumentTypeError(f"expected an integer 0..{MAX_ENDGAME_SOLVE_EMPTIES}, got {value}")
+    return value
+
+
 def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that pick and tune the AI, for `python -m alphazero.gtp` and `python -m alphazero.play`."""
     group = parser.add_argument_group("AI")
@@ -462,3 +491,6 @@ def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
                        help="positions per network call in the search (default 1, the exact search; "
                             "8 is faster on CPU)")
     group.add_argument("--seed", type=int, default=0)
+    group.add_argument("--endgame", type=endgame_empties, default=None, metavar="N",
+                       help="solve positions with at most N empties exactly (perfect play from there on); "
+                            f"0 = off (default: the search's default, {default_endgame_empties()})")

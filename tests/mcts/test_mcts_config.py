@@ -23,6 +23,10 @@ from alphazero.othello.notation import parse_board_text
         ("virtual_loss", -1.0, "mcts.virtual_loss must be >= 0, got -1.0"),
         ("leaves_per_step", 0, "mcts.leaves_per_step must be an integer >= 1, got 0"),
         ("reuse_capacity", -0.5, "mcts.reuse_capacity must be >= 0, got -0.5"),
+        ("endgame_solve_empties", -1, "mcts.endgame_solve_empties must be an integer in 0..24 (0 = off), got -1"),
+        ("endgame_solve_empties", 25, "mcts.endgame_solve_empties must be an integer in 0..24 (0 = off), got 25"),
+        ("endgame_solve_empties", True, "mcts.endgame_solve_empties must be an integer in 0..24 (0 = off), got True"),
+        ("endgame_table_bits", 40, "mcts.endgame_table_bits must be an integer in 8..28, got 40"),
     ],
 )
 def test_config_rejects_bad_values_naming_the_field(field, value, message):

@@ -55,7 +55,7 @@ def test_batched_search_matches_the_reference_search(position_seed, plies, knobs
     state = random_position(random.Random(position_seed), plies)
     if state is None:
         return
-    cfg = MCTSConfig(temperature_plies=0, reuse_capacity=4.0, **knobs)
+    cfg = MCTSConfig(temperature_plies=0, reuse_capacity=4.0, endgame_solve_empties=0, **knobs)
     compare_over_moves(state, cfg, salt, moves=3)
 
 
@@ -66,5 +66,5 @@ def test_batched_search_matches_the_reference_search_in_endgames(position_seed, 
     state = random_endgame(random.Random(position_seed), empties)
     if state is None:
         return
-    cfg = MCTSConfig(temperature_plies=0, reuse_capacity=4.0, **knobs)
+    cfg = MCTSConfig(temperature_plies=0, reuse_capacity=4.0, endgame_solve_empties=0, **knobs)
     compare_over_moves(state, cfg, salt=position_seed, moves=3)

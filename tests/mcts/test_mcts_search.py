@@ -240,7 +240,7 @@ def test_finished_games_inside_the_tree_are_scored_exactly_not_evaluated():
     states = [s for s in (random_endgame(rng, 3) for _ in range(40)) if s is not None][:6]
     positions = np.array([s.as_array() for s in states], dtype=np.uint64)
     recorder = RecordingEvaluator(UniformEvaluator())
-    search = BatchedSearch(config(simulations=200, solver=False), recorder, len(states))
+    search = BatchedSearch(config(simulations=200, solver=False, endgame_solve_empties=0), recorder, len(states))
     search.search(positions, np.zeros(len(states)))
     assert not is_game_over_batch(recorder.positions).any()
     tree = search.tree

@@ -1,0 +1,78 @@
+"""Transposition table of the endgame solver: fixed-size numpy arrays, passed into the kernels.
+
+An entry holds bounds on the exact final disc difference of a position (side to move's view),
+so it stays true forever: any window, WLD or exact, may use it, and a table can be kept across
+searches and positions. Slots are direct-mapped by a multiplicative hash of both bitboards and
+always replaced (the newest search is the one most likely to revisit its own positions).
+
+Arrays (`size` a power of two):
+    keys:   uint64[size, 2]   (player, opponent) of the stored position; (0, 0) = empty slot
+    values: int8[size, 3]     lower bound, upper bound, best move (NO_MOVE if none known)
+"""
+
+import numpy as np
+from numba import njit
+
+from alphazero.othello.bits import ZERO
+
+LOWER = 0
+UPPER = 1
+MOVE = 2
+NO_MOVE = -1
+# Scores lie in [-64, 64], so +-64 are bounds that say nothing.
+SCORE_MIN = -64
+SCORE_MAX = 64
+
+_K1 = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: Fibonacci hashing
+_K2 = np.uint64(0xC2B2AE3D27D4EB4F)
+_S31 = np.uint64(31)
+
+
+def allocate(bits: int = 20):
+    """(keys, values) of an empty table with 2**bits slots (2**20 slots = 19 MiB)."""
+    if not 8 <= bits <= 28:
+        raise ValueError(f"transposition table bits must be in 8..28, got {bits}")
+    size = 1 << bits
+    keys = np.zeros((size, 2), dtype=np.uint64)
+    values = np.zeros((size, 3), dtype=np.int8)
+    values[:, LOWER] = SCORE_MIN
+    values[:, UPPER] = SCORE_MAX
+    values[:, MOVE] = NO_MOVE
+    return keys, values
+
+
+def clear(keys, values):
+    keys[:] = 0
+    values[:, LOWER] = SCORE_MIN
+    values[:, UPPER] = SCORE_MAX
+    values[:, MOVE] = NO_MOVE
+
+
+@njit(cache=True, inline="always")
+def slot(keys, player, opponent):
+    """Index of the slot of (player, opponent): both boards multiplied by odd constants, mixed."""
+    h = player * _K1 ^ opponent * _K2
+    h ^= h >> _S31
+    return np.int64(h & np.uint64(keys.shape[0] - 1))
+
+
+@njit(cache=True, inline="always")
+def matches(keys, index, player, opponent):
+    return keys[index, 0] == player and keys[index, 1] == opponent and (player | opponent) != ZERO
+
+
+@njit(cache=True, inline="always")
+def store(keys, values, index, player, opponent, lower, upper, move):
+    """Write bounds for (player, opponent); bounds already known for the same position are kept
+    where tighter (both are true bounds, so their intersection is too)."""
+    if keys[index, 0] == player and keys[index, 1] == opponent:
+        if values[index, LOWER] > lower:
+            lower = values[index, LOWER]
+        if values[index, UPPER] < upper:
+            upper = values[index, UPPER]
+    else:
+        keys[index, 0] = player
+        keys[index, 1] = opponent
+    values[index, LOWER] = lower
+    values[index, UPPER] = upper
+    values[index, MOVE] = move

@@ -1,0 +1,96 @@
+"""The solver's scores, moves and WLD results against a plain minimax on random endgames."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alphazero.othello import bitboard as bb
+from alphazero.solver.solver import Solver
+from tests.solver.reference import child, minimax, random_position
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+seeds = st.integers(min_value=0, max_value=2**32 - 1)
+# Mostly small endgames (the last-1/2/3 kernels and the shallow search), some up to 10 empties
+# (the deep search with its table and sorting above 7).
+empties = st.integers(min_value=0, max_value=10)
+
+
+@pytest.fixture(scope="module")
+def solver():
+    solver = Solver(table_bits=16)
+    solver.warm_up()
+    return solver
+
+
+@SETTINGS
+@given(seed=seeds, n_empty=empties)
+def test_exact_score_equals_minimax(solver, seed, n_empty):
+    player, opponent = random_position(seed, n_empty)
+    assert solver.solve(player, opponent).score == minimax(player, opponent)
+
+
+@settings(SETTINGS, max_examples=100)
+@given(seed=seeds, n_empty=empties)
+def test_best_move_reaches_the_exact_score(solver, seed, n_empty):
+    player, opponent = random_position(seed, n_empty)
+    solution = solver.solve(player, opponent)
+    memo = {}
+    if solution.best_move == -1:
+        assert bb.is_game_over(np.uint64(player), np.uint64(opponent))
+    elif solution.best_move == bb.PASS:
+        assert bb.legal_moves(np.uint64(player), np.uint64(opponent)) == 0
+        assert -minimax(opponent, player, memo) == solution.score
+    else:
+        assert bb.is_legal(np.uint64(player), np.uint64(opponent), solution.best_move)
+        assert -minimax(*child(player, opponent, solution.best_move), memo) == solution.score
+
+
+@settings(SETTINGS, max_examples=100)
+@given(seed=seeds, n_empty=empties)
+def test_wld_has_the_sign_of_the_exact_score(solver, seed, n_empty):
+    player, opponent = random_position(seed, n_empty)
+    memo = {}
+    exact = minimax(player, opponent, memo)
+    wld = solver.solve(player, opponent, wld=True)
+    assert wld.outcome == (exact > 0) - (exact < 0)
+    if wld.best_move >= 0 and wld.best_move != bb.PASS:  # the move keeps the outcome
+        after = -minimax(*child(player, opponent, wld.best_move), memo)
+        assert (after > 0) - (after < 0) == wld.outcome
+
+
+def _positions_where(predicate, count, n_empty):
+    found = []
+    for seed in range(100_000):
+        player, opponent = random_position(seed, n_empty)
+        if predicate(np.uint64(player), np.uint64(opponent)):
+            found.append((player, opponent))
+            if len(found) == count:
+                return found
+    raise AssertionError(f"fewer than {count} positions found")
+
+
+@pytest.mark.parametrize("n_empty", [2, 3, 5, 9])
+def test_forced_pass_is_solved_through_the_pass(solver, n_empty):
+    def must_pass(p, o):
+        return bb.legal_moves(p, o) == 0 and bb.legal_moves(o, p) != 0
+
+    for player, opponent in _positions_where(must_pass, 3, n_empty):
+        solution = solver.solve(player, opponent)
+        assert solution.best_move == bb.PASS
+        assert solution.score == minimax(player, opponent) == -minimax(opponent, player)
+        assert solver.solve(player, opponent, wld=True).outcome == (solution.score > 0) - (solution.score < 0)
+
+
+def test_game_over_returns_the_final_margin_and_no_move(solver):
+    for player, opponent in _positions_where(bb.is_game_over, 5, 0):
+        solution = solver.solve(player, opponent)
+        assert solution.best_move == -1
+        assert solution.score == bb.final_margin(np.uint64(player), np.uint64(opponent))
+
+
+def test_wipeout_with_empties_gives_them_to_the_winner(solver):
+    player = int(bb.START_BLACK | bb.START_WHITE)  # four discs of the side to move, nothing else
+    solution = solver.solve(player, 0)
+    assert (solution.best_move, solution.score) == (-1, 64)
+    assert solver.solve(0, player).score == -64
