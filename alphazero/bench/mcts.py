@@ -102,17 +102,23 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="network evaluators: torch device or auto")
     parser.add_argument("--threads", type=int, default=None, help="network evaluators: torch CPU threads")
+    parser.add_argument("--endgame", type=int, default=None,
+                        help="mcts.endgame_solve_empties (default: MCTSConfig's; 0 = solver off)")
     args = parser.parse_args(argv)
     for name in ("games", "simulations", "moves", "repeats", "leaves_per_step"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
 
-    config = MCTSConfig(simulations=args.simulations, leaves_per_step=args.leaves_per_step)
+    endgame = {} if args.endgame is None else {"endgame_solve_empties": args.endgame}
+    try:
+        config = MCTSConfig(simulations=args.simulations, leaves_per_step=args.leaves_per_step, **endgame)
+    except ValueError as err:
+        parser.error(str(err))
     evaluator = TimedEvaluator(build_evaluator(args.evaluator, args.device, args.threads))
     positions, ply = random_openings(args.games, args.opening_plies, args.seed)
 
     # JIT warm-up (or cache load) and the evaluator's first-call costs, outside the timing.
-    play_moves(BatchedSearch(MCTSConfig(simulations=8), evaluator, args.games, args.seed), positions, ply, 2)
+    play_moves(BatchedSearch(MCTSConfig(simulations=8, **endgame), evaluator, args.games, args.seed), positions, ply, 2)
 
     best = None
     for _ in range(args.repeats):
@@ -133,6 +139,7 @@ def main(argv):
         "simulations": args.simulations,
         "moves": args.moves,
         "leaves_per_step": args.leaves_per_step,
+        "endgame_solve_empties": config.endgame_solve_empties,
         "total_simulations": simulations,
         "seconds": round(seconds, 4),
         "simulations_per_second": round(simulations / seconds),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 MAX_ENDGAME_SOLVE_EMPTIES = 24
 # Chosen by measurement (docs/benchmarks.md, "Exact endgame solver"): the largest N at which a
 # move's time grows by at most 20% with the small network at 100 simulations on a 2-core CPU.
-DEFAULT_ENDGAME_SOLVE_EMPTIES = 12
+DEFAULT_ENDGAME_SOLVE_EMPTIES = 16
 
 
 @dataclass

@@ -22,6 +22,10 @@ class GameRecord:
     root_values:  float32[T] search value of each root from the side to move's view, or None.
     black_margin: black's final disc difference, empties to the winner (None if not finished).
     metadata:     free-form strings/numbers: network id, simulations, seed, source file, ...
+    exact_values: float32[T] game-theoretic result (+1/0/-1, side to move's view) of each ply's
+                  position where the endgame solver solved it, NaN elsewhere; or None. Replaces
+                  the game's outcome as that position's value target in the replay shard (the
+                  shard keeps the targets, not this array: a record read back has None).
     """
 
     start: GameState
@@ -30,6 +34,7 @@ class GameRecord:
     root_values: np.ndarray | None = None
     black_margin: int | None = None
     metadata: dict = field(default_factory=dict)
+    exact_values: np.ndarray | None = None
 
     def __post_init__(self):
         self.actions = np.asarray(self.actions, dtype=np.int16)
@@ -41,6 +46,13 @@ class GameRecord:
             self.root_values = np.asarray(self.root_values, dtype=np.float32)
             if self.root_values.shape != (len(self.actions),):
                 raise ValueError(f"root_values shape {self.root_values.shape} does not match {len(self.actions)} actions")
+        if self.exact_values is not None:
+            self.exact_values = np.asarray(self.exact_values, dtype=np.float32)
+            if self.exact_values.shape != (len(self.actions),):
+                raise ValueError(f"exact_values shape {self.exact_values.shape} does not match {len(self.actions)} actions")
+            known = self.exact_values[~np.isnan(self.exact_values)]
+            if not np.isin(known, (-1.0, 0.0, 1.0)).all():
+                raise ValueError("exact_values must be +1, 0, -1 or NaN")
 
     def __len__(self) -> int:
         return len(self.actions)

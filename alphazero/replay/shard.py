@@ -12,7 +12,9 @@ Arrays (P training positions, G games, T plies in all, Q forced passes, T = P + 
   per position (the training samples, in game order, then ply order)
     positions         uint64[P, 2]   (player, opponent) before the move
     policies          float16[P, 65] search visit distribution: the policy target
-    outcomes          int8[P]        final result from the side to move's view: +1 / 0 / -1
+    outcomes          int8[P]        value target from the side to move's view: +1 / 0 / -1, the
+                                     game's result, or the position's exact result where the
+                                     record has one (GameRecord.exact_values)
     ply               int16[P]       plies since the game's start position (passes count)
   per game
     start_black       uint64[G]      start position (usually the standard start)
@@ -247,7 +249,11 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
     game_of_ply = np.repeat(np.arange(len(records)), lengths)
     mover_is_black = start_black_to_move[game_of_ply] ^ ((np.arange(len(actions)) - action_offsets[game_of_ply]) % 2 == 1)
     black_outcome = np.sign(black_margin).astype(np.int8)[game_of_ply]
-    outcomes = np.where(mover_is_black, black_outcome, -black_outcome).astype(np.int8)[~is_pass]
+    outcomes = np.where(mover_is_black, black_outcome, -black_outcome).astype(np.int8)
+    exact = np.concatenate(
+        [r.exact_values if r.exact_values is not None else np.full(len(r.actions), np.nan, np.float32) for r in records]
+    )
+    outcomes = np.where(np.isnan(exact), outcomes, np.nan_to_num(exact)).astype(np.int8)[~is_pass]
 
     has_root_values = np.array([r.root_values is not None for r in records], dtype=np.bool_)
     root_values = np.concatenate(

@@ -26,6 +26,9 @@ class SelfPlayConfig:
     device: str = "cpu"
     # Random plies played before search takes over (opening diversity); 0 = none.
     random_opening_plies: int = 0
+    # Positions the endgame solver solved (mcts.endgame_solve_empties) get their exact result as
+    # value target instead of the game's outcome.
+    exact_value_targets: bool = True
 
     def __post_init__(self):
         _require(self.workers >= 1, "selfplay.workers", self.workers, ">= 1")

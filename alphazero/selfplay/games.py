@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from alphazero.faults.hooks import fault_point
+from alphazero.mcts.search import NO_EXACT_SCORE
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves_batch, make_move_batch, is_game_over_batch
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
@@ -24,6 +25,7 @@ class _Slot:
     actions: list = field(default_factory=list)
     policies: list = field(default_factory=list)
     root_values: list = field(default_factory=list)
+    exact_values: list = field(default_factory=list)
 
 
 def random_opening(rng: np.random.Generator, plies: int) -> GameState:
@@ -42,8 +44,12 @@ def random_opening(rng: np.random.Generator, plies: int) -> GameState:
 class SelfPlayRunner:
     """Generates complete self-play games with a BatchedSearch over `search.num_games` slots."""
 
-    def __init__(self, search, rng: np.random.Generator, random_opening_plies: int = 0, metadata: dict | None = None):
+    def __init__(self, search, rng: np.random.Generator, random_opening_plies: int = 0, metadata: dict | None = None,
+                 exact_value_targets: bool = True):
         self.search = search
+        # Record the exact result of the positions the search's endgame solver solved, as their value
+        # targets (GameRecord.exact_values).
+        self.exact_value_targets = exact_value_targets
         self.rng = rng
         self.random_opening_plies = random_opening_plies
         self.metadata = dict(metadata or {})
@@ -96,9 +102,12 @@ class SelfPlayRunner:
                     policy[PASS] = 1.0
                     slot.policies.append(policy)
                     slot.root_values.append(np.nan)
+                    slot.exact_values.append(np.nan)
                 else:
                     slot.policies.append(result.policy[i])
                     slot.root_values.append(result.root_value[i])
+                    score = result.exact_score[i]
+                    slot.exact_values.append(np.nan if score == NO_EXACT_SCORE else np.sign(score))
                 slot.actions.append(int(actions[i]))
             positions = np.where(in_play[:, None], make_move_batch(positions, actions), positions)
             black_to_move = np.where(in_play, ~black_to_move, black_to_move)
@@ -128,4 +137,5 @@ class SelfPlayRunner:
             root_values=np.nan_to_num(root_values, nan=0.0),
             black_margin=final.black_margin(),
             metadata=dict(self.metadata),
+            exact_values=np.array(slot.exact_values, dtype=np.float32) if self.exact_value_targets else None,
         )

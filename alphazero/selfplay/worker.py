@@ -115,6 +115,7 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                         rng,
                         selfplay_cfg.random_opening_plies,
                         metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
+                        exact_value_targets=selfplay_cfg.exact_value_targets,
                     )
                 chunk = selfplay_cfg.games_per_shard if task.games == 0 else min(selfplay_cfg.games_per_shard, task.games - played)
                 start = time.perf_counter()

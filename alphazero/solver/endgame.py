@@ -33,7 +33,9 @@ CORNERS = np.uint64(0x8100000000000081)
 QUADRANTS = np.array(
     [0x000000000F0F0F0F, 0x00000000F0F0F0F0, 0x0F0F0F0F00000000, 0xF0F0F0F000000000], dtype=np.uint64
 )
-_S3 = np.uint64(3)
+_S8 = np.uint64(8)
+NOT_FILE_A = np.uint64(0xFEFEFEFEFEFEFEFE)
+NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
 
 
 def allocate_workspace():
@@ -199,6 +201,15 @@ def search_shallow(player, opponent, alpha, beta, nodes):
     return best
 
 
+@njit(cache=True, inline="always")
+def _neighbours(bits):
+    """Squares adjacent (8 directions) to any square of `bits`, without wrapping around the files."""
+    west = (bits >> ONE) & NOT_FILE_H
+    east = (bits << ONE) & NOT_FILE_A
+    row = bits | west | east
+    return (row | (row << _S8) | (row >> _S8)) & ~bits
+
+
 @njit(cache=True)
 def _sort_moves(player, opponent, moves, hash_move, squares, keys, row):
     """Fill squares[row, :n] with the moves, fastest-first; returns n."""
@@ -207,8 +218,11 @@ def _sort_moves(player, opponent, moves, hash_move, squares, keys, row):
         square = lowest_bit_index(moves)
         moves &= moves - ONE
         flipped = flips(player, opponent, square)
-        reply = legal_moves(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)))
-        key = (popcount(reply) + popcount(reply & CORNERS)) * 4
+        mine = player | flipped | (ONE << np.uint64(square))
+        reply = legal_moves(opponent ^ flipped, mine)
+        # Fastest-first: the opponent's mobility (corners count twice), then its potential
+        # mobility (empty squares next to our discs) to break ties.
+        key = (popcount(reply) + popcount(reply & CORNERS)) * 64 + popcount(_neighbours(mine) & ~(mine | opponent))
         if square == hash_move:
             key = -1000
         # insertion sort, ascending key

@@ -56,7 +56,8 @@ class Solver:
         return Solution(int(move), int(score), int(self.nodes[0]), seconds, wld)
 
     def outcome(self, player: int, opponent: int) -> int:
-        """+1 / 0 / -1: win, draw or loss for the side to move (the WLD search, nothing else)."""
+        """+1 / 0 / -1: win, draw or loss for the side to move (the WLD search, nothing else; its
+        nodes add to `self.nodes[0]`, which `solve` resets)."""
         score, _ = endgame.solve_root(
             np.uint64(player), np.uint64(opponent), WLD_ALPHA, WLD_BETA,
             self.tt_keys, self.tt_values, self.squares, self.keys, self.nodes,

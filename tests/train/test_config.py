@@ -86,3 +86,11 @@ def test_more_arena_pairs_than_distinct_openings_fails_naming_both_keys():
     with pytest.raises(ValueError) as err:
         to_typed(_compose(["arena.pairs=20", "arena.opening_plies=2"]))
     assert "arena.pairs" in str(err.value) and "arena.opening_plies" in str(err.value)
+
+
+def test_endgame_solver_reach_is_a_validated_mcts_key():
+    cfg = to_typed(_compose(["mcts.endgame_solve_empties=12", "selfplay.exact_value_targets=false"]))
+    assert cfg.mcts.endgame_solve_empties == 12 and not cfg.selfplay.exact_value_targets
+    assert to_typed(_compose([])).mcts.endgame_solve_empties > 0
+    with pytest.raises(ValueError, match="mcts.endgame_solve_empties"):
+        to_typed(_compose(["mcts.endgame_solve_empties=40"]))
