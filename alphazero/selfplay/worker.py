@@ -44,7 +44,8 @@ class _ProgressReporter:
 
     def __init__(self, result_queue, worker_id: int, task_id: int, runner):
         self.result_queue, self.worker_id, self.task_id, self.runner = result_queue, worker_id, task_id, runner
-        self.moves, self.simulations_reported, self.last = 0, 0, time.monotonic()
+        self.moves, self.last = 0, time.monotonic()
+        self.simulations_reported = runner.simulations_run if runner is not None else 0  # a runner's count spans tasks
 
     def __call__(self, moves: int) -> None:
         self.moves += moves
@@ -84,7 +85,7 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     torch.set_num_threads(selfplay_cfg.threads_per_worker)
-    from alphazero.mcts.search import BatchedSearch
+    from alphazero.engine.factory import build_search
     from alphazero.replay.buffer import ReplayBuffer
     from alphazero.selfplay.games import SelfPlayRunner
     from alphazero.train.checkpoints import read_best_pointer
@@ -92,7 +93,8 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
     task = None
     try:
         replay = ReplayBuffer(os.path.join(run_dir, "replay"), window_positions=1, scan=False)
-        network_id, evaluator = None, None
+        network_id, evaluator, runner = None, None, None
+        pending: list = []  # finished games not yet in a shard
         while not stop_event.is_set():
             try:
                 task = task_queue.get(timeout=0.2)
@@ -100,28 +102,40 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 continue
             if task is None:
                 break
-            rng = np.random.default_rng(task.seed)
             played = 0
+            reporter = _ProgressReporter(result_queue, worker_id, task.task_id, runner)
+            shard_start, shard_simulations = time.perf_counter(), 0
             while (task.games == 0 or played < task.games) and not stop_event.is_set():
-                best = read_best_pointer(run_dir)
-                if best["id"] != network_id:
-                    # With an inference server the server swaps networks itself; the handle stays.
-                    if server_handle is None:
-                        evaluator = _load_evaluator(best["path"], selfplay_cfg)
-                    elif evaluator is None:
-                        evaluator = server_handle.evaluator(worker_id)
-                    network_id = best["id"]
-                    search = BatchedSearch(mcts_cfg, evaluator, selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
-                    runner = SelfPlayRunner(
-                        search,
-                        rng,
-                        selfplay_cfg.random_opening_plies,
-                        metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
-                    )
-                chunk = selfplay_cfg.games_per_shard if task.games == 0 else min(selfplay_cfg.games_per_shard, task.games - played)
-                start = time.perf_counter()
-                runner.simulations_run = 0
-                records = runner.play(chunk, on_step=_ProgressReporter(result_queue, worker_id, task.task_id, runner))
+                if runner is None or not pending:
+                    best = read_best_pointer(run_dir)
+                    if best["id"] != network_id:
+                        network_id = best["id"]
+                        # With an inference server the server swaps networks itself; the handle stays.
+                        if server_handle is None:
+                            evaluator = _load_evaluator(best["path"], selfplay_cfg)
+                        elif evaluator is None:
+                            evaluator = server_handle.evaluator(worker_id)
+                        if runner is None:
+                            # One runner for the worker's life: its slots keep their games across
+                            # shards and tasks (a continuous stream; see SelfPlayRunner).
+                            rng = np.random.default_rng(task.seed)
+                            search = build_search(mcts_cfg, evaluator, selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
+                            runner = SelfPlayRunner(
+                                search, rng, selfplay_cfg.random_opening_plies,
+                                metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
+                            )
+                            reporter.runner = runner
+                        else:
+                            runner.new_network(evaluator if server_handle is None else None, network_id)
+                before = runner.simulations_run
+                pending.extend(runner.step(on_step=reporter))
+                shard_simulations += runner.simulations_run - before
+                task_complete = task.games != 0 and played + len(pending) >= task.games
+                if len(pending) < selfplay_cfg.games_per_shard and not (task_complete and pending):
+                    continue
+                # A shard of games_per_shard games, or at the end of a task every game finished
+                # (possibly a few more than the task asked: none is held back or dropped).
+                records = pending if task_complete else pending[: selfplay_cfg.games_per_shard]
                 try:
                     path = replay.add_games(records, writer_id=f"w{worker_id}")
                 except OSError as error:
@@ -131,7 +145,9 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                     where = error.filename or f"a replay shard in {replay.directory}"
                     result_queue.put(("disk_full", worker_id, task.task_id, {"path": str(where), "message": str(error.strerror)}))
                     break
+                pending = pending[len(records):]
                 played += len(records)
+                now = time.perf_counter()
                 result_queue.put(
                     (
                         "shard",
@@ -141,13 +157,14 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                             "path": str(path),
                             "games": len(records),
                             "positions": int(sum(len(r) for r in records)),
-                            "simulations": runner.simulations_run,
-                            "seconds": time.perf_counter() - start,
+                            "simulations": shard_simulations,
+                            "seconds": now - shard_start,
                             "network_id": network_id,
                             "mean_length": float(np.mean([len(r) for r in records])),
                         },
                     )
                 )
+                shard_start, shard_simulations = now, 0
             result_queue.put(("done", worker_id, task.task_id, {}))
     except KeyboardInterrupt:
         pass
