@@ -168,13 +168,9 @@ class MCTSPlayer(Player):
     ) -> "MCTSPlayer":
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
         `threads` for its network calls, torch's default when None)."""
-        from alphazero.nn.checkpoint import load_network
-        from alphazero.nn.inference import NetworkEvaluator
+        from alphazero.engine.factory import build_evaluator
 
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"checkpoint {path} does not exist")
-        network = load_network(path)
-        evaluator = NetworkEvaluator(network, device=device, threads=threads)
+        evaluator = build_evaluator(path, device=device, threads=threads)
         label = name or f"mcts({os.path.basename(str(path))},simulations={simulations})"
         return cls(evaluator, simulations=simulations, config=config, name=label)
 

@@ -350,14 +350,14 @@ def default_checkpoint() -> Path | None:
 
 def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = SearchSettings()) -> SearchChooser:
     """MCTS on the network in `checkpoint` (loaded weights-only)."""
+    from alphazero.engine.factory import build_evaluator
     from alphazero.nn.checkpoint import load_network
-    from alphazero.nn.inference import NetworkEvaluator
 
     path = Path(checkpoint)
     if not path.is_file():
         raise NoAIError(f"checkpoint {str(path)!r} does not exist")
     network = load_network(path, device=settings.device)
-    evaluator = NetworkEvaluator(network, device=settings.device, threads=settings.threads)
+    evaluator = build_evaluator(network, device=settings.device, threads=settings.threads)
     simulations, seconds = settings.limits()
     name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"
     return SearchChooser(evaluator, simulations, seconds, name=name, seed=settings.seed,

@@ -291,7 +291,8 @@ class TrainingRun:
         candidate.eval()
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads)
+        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads,
+                      mcts=self.cfg.mcts, device=self._arena_device())
         gating = self.cfg.arena.gating
         promote = result.promoted or not gating
         log.info(
@@ -316,12 +317,18 @@ class TrainingRun:
         self.metrics.scalar("elo/best_id", self.state.best_id, self.state.step)
         self.last_promotion = self.state.best_id
 
+    def _arena_device(self):
+        """Gating and evaluation search on the training GPU when there is one (their batches are
+        one position per game in play: small on a CPU, cheap on a GPU), else on the CPU."""
+        return self.device if self.device.type == "cuda" else "cpu"
+
     def evaluate(self) -> None:
         fault_point("arena")
         self.state.last_eval_step = self.state.step
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads)
+        scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads,
+                                    mcts=self.cfg.mcts, device=self._arena_device())
         for name, score in scores.items():
             self.metrics.scalar(f"eval/score_vs_{name.replace(':', '_').replace('=', '')}", score, self.state.step)
         log.info(
