@@ -337,6 +337,16 @@ class TrainingRun:
         )
         self.last_eval = scores
 
+    def _prune_replay(self) -> None:
+        """Delete the shards that left the window (unless `train.keep_old_shards`): the disk stays
+        bounded and the buffer's directory scan short. Runs after `save()`, so a resume never needs
+        a pruned shard: the window it rebuilds lies entirely in the shards kept."""
+        if self.cfg.train.keep_old_shards:
+            return
+        removed = self.replay.prune()
+        if removed:
+            log.debug("replay: pruned %d shards older than the window", len(removed))
+
     def save(self, numbered: bool = False) -> None:
         self.state.seconds = self._elapsed()
         self.state.worker_restarts = self._worker_restarts()
@@ -403,6 +413,7 @@ class TrainingRun:
             if steps and not stop.requested:
                 self.maybe_gate_and_eval()
             self.save()
+            self._prune_replay()
             self._report(selfplay_seconds, steps, train_seconds)
 
     def _loop_async(self, stop: StopRequest) -> None:
@@ -423,6 +434,7 @@ class TrainingRun:
             if time.perf_counter() - last_report >= 60:
                 self.state.iteration += 1
                 self.save()
+                self._prune_replay()
                 self._report(time.perf_counter() - self.selfplay_stats["start"], steps, time.perf_counter() - train_start)
                 self._new_iteration_stats()
                 last_report = time.perf_counter()
