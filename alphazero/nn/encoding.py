@@ -127,3 +127,11 @@ def planes_from_packed(packed: torch.Tensor, dtype=torch.float32) -> torch.Tenso
     planes = torch.ones((n, NUM_PLANES, 64), dtype=dtype, device=packed.device)
     planes[:, :PLANE_ONES] = bits.to(dtype)
     return planes.view(n, NUM_PLANES, 8, 8)
+
+
+def legal_mask_from_packed(packed: torch.Tensor) -> torch.Tensor:
+    """bool[N, 65] legal-action mask of int64[N, 3] packed positions, on the tensor's own device:
+    the legal-move bitboard's bits, and PASS exactly when there is no legal move."""
+    legal = packed[:, 2]
+    squares = ((legal.unsqueeze(-1) >> _BIT_INDEX.to(packed.device)) & 1).bool()  # [N, 64]
+    return torch.cat([squares, (legal == 0).unsqueeze(-1)], dim=1)

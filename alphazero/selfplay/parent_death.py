@@ -27,3 +27,16 @@ def exit_with_parent() -> None:
         return  # not Linux: no equivalent; the pool's stop event still ends workers on a clean exit
     if parent is not None and os.getppid() != parent.pid:
         os._exit(1)  # the parent died before the request above took effect
+
+
+_PR_SET_NAME = 15  # <linux/prctl.h>
+
+
+def set_process_name(name: str) -> None:
+    """Name this process in /proc/PID/comm (Linux; at most 15 bytes), so that tools and the fault
+    suite can tell the inference server from the self-play workers. Elsewhere it does nothing."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass

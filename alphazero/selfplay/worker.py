@@ -52,8 +52,44 @@ class _ProgressReporter:
         now = time.monotonic()
         if now - self.last >= PROGRESS_SECONDS:
             simulations = self.runner.simulations_run - self.simulations_reported
-            self.result_queue.put(("progress", self.worker_id, self.task_id, {"moves": self.moves, "simulations": simulations}))
+            payload = {"moves": self.moves, "simulations": simulations}
+            counter = getattr(getattr(self.runner, "search", None), "evaluator", None)
+            if isinstance(counter, CountingEvaluator):  # network calls and their positions, for the mean batch
+                payload["evaluations"], payload["calls"] = counter.take()
+            self.result_queue.put(("progress", self.worker_id, self.task_id, payload))
             self.moves, self.simulations_reported, self.last = 0, self.runner.simulations_run, now
+
+
+class CountingEvaluator:
+    """An evaluator that counts its calls and positions (`take()` returns and resets them); the
+    evaluator behind it may be swapped (`inner`) when a new network is promoted."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.calls = 0
+        self.positions = 0
+
+    def __call__(self, positions):
+        self.calls += 1
+        self.positions += len(positions)
+        return self.inner(positions)
+
+    def take(self) -> tuple[int, int]:
+        counts = (self.positions, self.calls)
+        self.positions = self.calls = 0
+        return counts
+
+
+class _Outbox:
+    """`put(message)` over the worker's own pipe to the pool. A pipe has one writer and no lock,
+    so a worker killed mid-message cannot block anyone else (a shared multiprocessing.Queue's
+    writer lock would stay held)."""
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def put(self, message) -> None:
+        self.connection.send(message)
 
 
 @dataclass
@@ -80,6 +116,11 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
     from alphazero.selfplay.parent_death import exit_with_parent
 
     exit_with_parent()
+    from alphazero.selfplay.parent_death import set_process_name
+
+    set_process_name(f"az-worker-{worker_id}")
+    if hasattr(result_queue, "send"):
+        result_queue = _Outbox(result_queue)
     # Ctrl-C reaches the whole process group; the pool stops workers through stop_event instead,
     # so a worker never dies mid-shard because the user asked the run to stop cleanly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -115,18 +156,19 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                             evaluator = _load_evaluator(best["path"], selfplay_cfg)
                         elif evaluator is None:
                             evaluator = server_handle.evaluator(worker_id)
-                        if runner is None:
+                        if runner is not None:
+                            runner.search.evaluator.inner = evaluator
+                            runner.new_network(None, network_id)
+                        else:
                             # One runner for the worker's life: its slots keep their games across
                             # shards and tasks (a continuous stream; see SelfPlayRunner).
                             rng = np.random.default_rng(task.seed)
-                            search = build_search(mcts_cfg, evaluator, selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
+                            search = build_search(mcts_cfg, CountingEvaluator(evaluator), selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
                             runner = SelfPlayRunner(
                                 search, rng, selfplay_cfg.random_opening_plies,
                                 metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
                             )
                             reporter.runner = runner
-                        else:
-                            runner.new_network(evaluator if server_handle is None else None, network_id)
                 before = runner.simulations_run
                 pending.extend(runner.step(on_step=reporter))
                 shard_simulations += runner.simulations_run - before
@@ -173,8 +215,49 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
         raise
 
 
+class StopFlag:
+    """A stop flag in a one-word shared file: `is_set()` is a memory read. Unlike a
+    multiprocessing.Event it takes no lock, so a worker killed while checking it cannot leave it
+    locked for the others. Picklable (by path)."""
+
+    def __init__(self, path: str, create: bool = False):
+        self.path = str(path)
+        if create:
+            with open(self.path, "wb") as handle:
+                handle.truncate(8)
+        self._word = np.memmap(self.path, dtype=np.int64, mode="r+", shape=(1,))
+
+    @classmethod
+    def create(cls) -> "StopFlag":
+        import uuid
+
+        from alphazero.selfplay.inference_server import PREFIX, _shared_directory
+
+        return cls(str(_shared_directory() / f"{PREFIX}{os.getpid()}-stop-{uuid.uuid4().hex[:8]}"), create=True)
+
+    def __reduce__(self):
+        return (StopFlag, (self.path,))
+
+    def is_set(self) -> bool:
+        return bool(self._word[0])
+
+    def set(self) -> None:
+        self._word[0] = 1
+
+    def unlink(self) -> None:
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
 class WorkerPool:
-    """Starts W worker processes, hands them tasks, restarts any that die."""
+    """Starts W worker processes, hands them tasks, restarts any that die.
+
+    Every channel a worker uses is its own and is made new when it is restarted (its task queue,
+    its result pipe), or takes no lock (the stop flag, the inference server's shared slots), so
+    a worker or the server killed at any moment cannot wedge the others.
+    """
 
     def __init__(self, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, seed: int):
         self.run_dir = run_dir
@@ -185,15 +268,18 @@ class WorkerPool:
         self.server = None
         self.server_handle = None
         if selfplay_cfg.inference_server:
+            from alphazero.selfplay.inference_server import worker_capacity
+
             self.server = InferenceServer(
                 self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
                 threads=max(1, selfplay_cfg.threads_per_worker),
+                capacity=worker_capacity(selfplay_cfg.concurrent_games, mcts_cfg.leaves_per_step),
             )
             self.server_handle = self.server.handle()
-        self.results = self.ctx.Queue()
-        self.stop_event = self.ctx.Event()
+        self.stop_event = StopFlag.create()
         self.processes: list = [None] * selfplay_cfg.workers
         self.task_queues: list = [None] * selfplay_cfg.workers
+        self.readers: list = [None] * selfplay_cfg.workers
         self.current: dict[int, Task | None] = {}
         self.remaining: dict[int, int] = {}  # worker -> games of its task not yet reported
         self.next_task_id = 0
@@ -203,15 +289,18 @@ class WorkerPool:
 
     def _start(self, worker_id: int) -> None:
         task_queue = self.ctx.Queue()
+        reader, writer = self.ctx.Pipe(duplex=False)
         process = self.ctx.Process(
             target=worker_main,
-            args=(worker_id, self.run_dir, self.selfplay_cfg, self.mcts_cfg, task_queue, self.results, self.stop_event, self.server_handle),
+            args=(worker_id, self.run_dir, self.selfplay_cfg, self.mcts_cfg, task_queue, writer, self.stop_event, self.server_handle),
             name=f"selfplay-{worker_id}",
             daemon=True,
         )
         process.start()
+        writer.close()  # the worker holds the only write end: its death reads as end of file
         self.processes[worker_id] = process
         self.task_queues[worker_id] = task_queue
+        self.readers[worker_id] = reader
         self.current[worker_id] = None
 
     def _task_seed(self) -> int:
@@ -228,15 +317,48 @@ class WorkerPool:
     def idle_workers(self) -> list[int]:
         return [w for w, task in self.current.items() if task is None]
 
+    def _receive(self, timeout: float) -> list[tuple]:
+        """Every message waiting in the workers' pipes (waiting up to `timeout` for the first)."""
+        from multiprocessing.connection import wait
+
+        readers = [r for r in self.readers if r is not None]
+        messages = []
+        for reader in wait(readers, timeout) if readers else []:
+            try:
+                while reader.poll():
+                    messages.append(reader.recv())
+            except (EOFError, OSError):  # the worker is gone; poll() restarts it with a new pipe
+                reader.close()
+                self.readers[self.readers.index(reader)] = None
+        if not readers:
+            time.sleep(timeout)
+        return messages
+
     def poll(self, timeout: float = 0.5) -> list[tuple]:
         """Collect worker messages; restart dead workers and re-queue the rest of their task."""
-        messages = []
-        try:
-            messages.append(self.results.get(timeout=timeout))
-            while True:
-                messages.append(self.results.get_nowait())
-        except queue.Empty:
-            pass
+        messages = self._receive(timeout)
+        self._account(messages)
+        if self.server is not None:
+            self.server.ensure_alive()
+        for worker_id, process in enumerate(self.processes):
+            if process.is_alive() or self.stop_event.is_set():
+                continue
+            # Its last messages (shards written before it died) first.
+            last = self._drain(worker_id)
+            self._account(last)
+            messages.extend(last)
+            task = self.current.get(worker_id)
+            log.warning("self-play worker %d died (exit code %s); restarting it", worker_id, process.exitcode)
+            self.restarts += 1
+            self._start(worker_id)
+            if task is not None:
+                games = self.remaining.get(worker_id, task.games) if task.games else 0
+                if task.games == 0 or games > 0:
+                    self.assign(worker_id, games)
+        return messages
+
+    def _account(self, messages) -> None:
+        """Track each worker's task: games reported, task done, errors logged."""
         for kind, worker_id, task_id, payload in messages:
             task = self.current.get(worker_id)
             if task is None or task.task_id != task_id:
@@ -247,20 +369,24 @@ class WorkerPool:
                 self.current[worker_id] = None
             elif kind == "error":
                 log.error("self-play worker %d failed:\n%s", worker_id, payload["message"])
-        if self.server is not None:
-            self.server.ensure_alive()
-        for worker_id, process in enumerate(self.processes):
-            if process.is_alive() or self.stop_event.is_set():
-                continue
-            task = self.current.get(worker_id)
-            log.warning("self-play worker %d died (exit code %s); restarting it", worker_id, process.exitcode)
-            self.restarts += 1
-            self._start(worker_id)
-            if task is not None:
-                games = self.remaining.get(worker_id, task.games) if task.games else 0
-                if task.games == 0 or games > 0:
-                    self.assign(worker_id, games)
+
+    def _drain(self, worker_id: int) -> list[tuple]:
+        """The messages a dead worker left in its pipe."""
+        reader, messages = self.readers[worker_id], []
+        if reader is None:
+            return messages
+        try:
+            while reader.poll():
+                messages.append(reader.recv())
+        except (EOFError, OSError):
+            pass
+        reader.close()
+        self.readers[worker_id] = None
         return messages
+
+    def server_stats(self) -> dict | None:
+        """The inference server's counters (calls, positions, busy_seconds), or None without one."""
+        return self.server.stats() if self.server is not None else None
 
     def close(self, timeout: float = 10.0) -> None:
         self.stop_event.set()
@@ -276,9 +402,7 @@ class WorkerPool:
                     process.join(2)
         if self.server is not None:
             self.server.close()
-        # Drain so the queue's feeder thread can exit.
-        try:
-            while True:
-                self.results.get_nowait()
-        except (queue.Empty, OSError, ValueError):
-            pass
+        for reader in self.readers:
+            if reader is not None:
+                reader.close()
+        self.stop_event.unlink()

@@ -57,3 +57,11 @@ def test_without_gating_every_candidate_becomes_best_and_still_gets_an_elo_step(
     assert len(elo_steps) == state["gates"]
     # the ladder adds each measured step, losses included (a gate would never add a negative one)
     assert abs(state["best_elo"] - sum(min(max(v, -400.0), 400.0) for v in elo_steps)) < 1e-3
+
+
+def test_smoke_run_with_the_inference_server_end_to_end(tmp_path):
+    run_dir = tmp_path / "run"
+    run_training(run_dir, "selfplay.inference_server=true", "selfplay.workers=2", "run.max_iterations=1", "eval.every_steps=0")
+    assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games >= 8
+    assert latest_state(run_dir)["iteration"] == 1
+    assert "iter 1" in (run_dir / "log.txt").read_text()
