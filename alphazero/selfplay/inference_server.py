@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -317,7 +318,11 @@ def worker_capacity(concurrent_games: int, leaves_per_step: int) -> int:
 
 
 class InferenceServer:
-    """Owns the server process and the shared channels; restartable if it dies."""
+    """Owns the server process and the shared channels. A watchdog thread restarts the process
+    within `WATCHDOG_SECONDS` of its death, whatever the training loop is busy with (an arena
+    match in async mode may keep it from polling the pool for minutes)."""
+
+    WATCHDOG_SECONDS = 0.2
 
     def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1,
                  capacity: int = 1024):
@@ -327,7 +332,18 @@ class InferenceServer:
         self.channels = SharedChannels.create(workers, capacity)
         self.process = None
         self.restarts = 0
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
         self.start()
+        self._watchdog = threading.Thread(target=self._watch, name="inference-server-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def _watch(self) -> None:
+        while not self._closing.wait(self.WATCHDOG_SECONDS):
+            try:
+                self.ensure_alive()
+            except Exception:  # noqa: BLE001 - the watchdog must not die; poll() retries too
+                log.exception("inference server watchdog: restart failed")
 
     def start(self) -> None:
         self.process = self.ctx.Process(
@@ -347,14 +363,19 @@ class InferenceServer:
 
     def ensure_alive(self) -> bool:
         """Restart the server if it died; True when it did."""
-        if self.process is not None and not self.process.is_alive() and not self.channels.server[STOP]:
-            log.warning("inference server died (exit code %s); restarting it", self.process.exitcode)
-            self.restarts += 1
-            self.start()
-            return True
+        with self._lock:
+            if self._closing.is_set() or self.channels.server[STOP]:
+                return False
+            if self.process is not None and not self.process.is_alive():
+                log.warning("inference server died (exit code %s); restarting it", self.process.exitcode)
+                self.restarts += 1
+                self.start()
+                return True
         return False
 
     def close(self, timeout: float = 10.0) -> None:
+        self._closing.set()
+        self._watchdog.join(5)
         self.channels.server[STOP] = 1
         if self.process is not None:
             self.process.join(timeout)

@@ -23,6 +23,7 @@ import errno
 import logging
 import os
 import queue
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -252,12 +253,15 @@ class StopFlag:
 
 
 class WorkerPool:
-    """Starts W worker processes, hands them tasks, restarts any that die.
+    """Starts W worker processes, hands them tasks, restarts any that die (in `poll`, and from a
+    watchdog thread every WATCHDOG_SECONDS when the training loop is busy elsewhere).
 
     Every channel a worker uses is its own and is made new when it is restarted (its task queue,
     its result pipe), or takes no lock (the stop flag, the inference server's shared slots), so
     a worker or the server killed at any moment cannot wedge the others.
     """
+
+    WATCHDOG_SECONDS = 0.5
 
     def __init__(self, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, seed: int):
         self.run_dir = run_dir
@@ -284,8 +288,13 @@ class WorkerPool:
         self.remaining: dict[int, int] = {}  # worker -> games of its task not yet reported
         self.next_task_id = 0
         self.restarts = 0
+        self._lock = threading.RLock()
+        self._held: list[tuple] = []  # messages of dead workers drained by the watchdog
+        self._closing = threading.Event()
         for worker_id in range(selfplay_cfg.workers):
             self._start(worker_id)
+        self._watchdog = threading.Thread(target=self._watch, name="selfplay-watchdog", daemon=True)
+        self._watchdog.start()
 
     def _start(self, worker_id: int) -> None:
         task_queue = self.ctx.Queue()
@@ -308,11 +317,12 @@ class WorkerPool:
         return int(np.random.SeedSequence([self.seed, self.next_task_id]).generate_state(1)[0])
 
     def assign(self, worker_id: int, games: int) -> None:
-        task = Task(self.next_task_id, games, self._task_seed())
-        self.next_task_id += 1
-        self.current[worker_id] = task
-        self.remaining[worker_id] = games
-        self.task_queues[worker_id].put(task)
+        with self._lock:
+            task = Task(self.next_task_id, games, self._task_seed())
+            self.next_task_id += 1
+            self.current[worker_id] = task
+            self.remaining[worker_id] = games
+            self.task_queues[worker_id].put(task)
 
     def idle_workers(self) -> list[int]:
         return [w for w, task in self.current.items() if task is None]
@@ -336,10 +346,26 @@ class WorkerPool:
 
     def poll(self, timeout: float = 0.5) -> list[tuple]:
         """Collect worker messages; restart dead workers and re-queue the rest of their task."""
-        messages = self._receive(timeout)
-        self._account(messages)
-        if self.server is not None:
-            self.server.ensure_alive()
+        with self._lock:
+            messages, self._held = self._held + self._receive(timeout), []
+            self._account(messages)
+            if self.server is not None:
+                self.server.ensure_alive()
+            messages.extend(self._restart_dead())
+        return messages
+
+    def _watch(self) -> None:
+        """Restart dead workers even while the training loop does not poll (an arena match, a
+        long training burst); their last messages wait for the next poll()."""
+        while not self._closing.wait(self.WATCHDOG_SECONDS):
+            with self._lock:
+                if not self.stop_event.is_set():
+                    self._held.extend(self._restart_dead())
+
+    def _restart_dead(self) -> list[tuple]:
+        """Restart every dead worker with new channels and the rest of its task; returns the
+        messages it left (already accounted)."""
+        messages = []
         for worker_id, process in enumerate(self.processes):
             if process.is_alive() or self.stop_event.is_set():
                 continue
@@ -389,6 +415,8 @@ class WorkerPool:
         return self.server.stats() if self.server is not None else None
 
     def close(self, timeout: float = 10.0) -> None:
+        self._closing.set()
+        self._watchdog.join(5)
         self.stop_event.set()
         for task_queue in self.task_queues:
             if task_queue is not None:
