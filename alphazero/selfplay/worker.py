@@ -191,12 +191,15 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 pending = pending[len(records):]
                 played += len(records)
                 now = time.perf_counter()
+                evaluations, calls = runner.search.evaluator.take()  # since the last report of either kind
                 result_queue.put(
                     (
                         "shard",
                         worker_id,
                         task.task_id,
                         {
+                            "evaluations": evaluations,
+                            "calls": calls,
                             "path": str(path),
                             "games": len(records),
                             "positions": int(sum(len(r) for r in records)),

@@ -34,6 +34,7 @@ from alphazero.faults.hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
 from alphazero.replay.buffer import ReplayBuffer
+from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, PipelineCounters
 from alphazero.selfplay.worker import WorkerPool
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
@@ -199,6 +200,7 @@ class TrainingRun:
         )
 
     def _record_shard(self, payload: dict) -> None:
+        self.pipeline.add_progress(payload)
         self.selfplay_stats["games"] += payload["games"]
         self.selfplay_stats["positions"] += payload["positions"]
         self.selfplay_stats["simulations"] += payload["simulations"]
@@ -228,6 +230,7 @@ class TrainingRun:
                         self._record_shard(payload)
                         bar.update(payload["games"])
                     elif kind == "progress":
+                        self.pipeline.add_progress(payload)
                         moves += payload["moves"]
                         simulations += payload["simulations"]
                         rate = simulations / max(time.perf_counter() - start, 1e-9)
@@ -371,6 +374,8 @@ class TrainingRun:
                 self.restarts_before_session = self.state.worker_restarts
                 seed = _pool_seed(self.cfg.run.seed, self.state.iteration, self.replay.total_games)
                 self.pool = WorkerPool(str(self.run_dir), self.cfg.selfplay, self.cfg.mcts, seed=seed)
+                self.gpu_utilization = GpuUtilization()
+                self.efficiency = _efficiency_gauge(self.cfg, self.net)
                 try:
                     if self.cfg.run.mode == "sync":
                         self._loop_sync(stop)
@@ -382,6 +387,7 @@ class TrainingRun:
                     raise
                 finally:
                     self.pool.close()
+                    self.gpu_utilization.close()
                     if self.disk_full is None:
                         self.save()
                     self.metrics.close()
@@ -396,6 +402,7 @@ class TrainingRun:
 
     def _new_iteration_stats(self) -> None:
         self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "lengths": [], "start": time.perf_counter()}
+        self.pipeline = PipelineCounters(self.pool)
         self.last_promotion = None
         self.last_eval = None
 
@@ -425,6 +432,8 @@ class TrainingRun:
             for kind, _, _, payload in self.pool.poll(timeout=0.2):
                 if kind == "shard":
                     self._record_shard(payload)
+                elif kind == "progress":
+                    self.pipeline.add_progress(payload)
                 elif kind == "disk_full":
                     raise OSError(errno.ENOSPC, payload["message"], payload["path"])
             for worker_id in self.pool.idle_workers():
@@ -439,6 +448,18 @@ class TrainingRun:
                 self._new_iteration_stats()
                 last_report = time.perf_counter()
 
+    def _pipeline_figures(self, selfplay_seconds: float) -> dict:
+        """Mean network batch, pipeline efficiency and GPU utilisation of the last iteration."""
+        figures = self.pipeline.figures(selfplay_seconds)
+        try:
+            efficiency = self.efficiency.efficiency(figures["mean_batch"], figures["evaluations_per_second"])
+        except (RuntimeError, ValueError) as error:  # a figure, never a reason to stop the run
+            log.warning("pipeline efficiency not measured: %s", error)
+            efficiency = None
+        utilization = self.gpu_utilization.mean()
+        self.gpu_utilization.reset()
+        return {"mean_batch": figures["mean_batch"] or None, "pipeline_efficiency": efficiency, "gpu_utilization": utilization}
+
     def _report(self, selfplay_seconds: float, steps: int, train_seconds: float) -> None:
         """The status line, and the per-iteration curves."""
         s, stats = self.state, self.selfplay_stats
@@ -446,6 +467,7 @@ class TrainingRun:
         positions_per_s = stats["positions"] / max(selfplay_seconds, 1e-9)
         sims_per_s = stats["simulations"] / max(selfplay_seconds, 1e-9)
         mean_length = float(np.mean(stats["lengths"])) if stats["lengths"] else 0.0
+        pipeline = self._pipeline_figures(selfplay_seconds)
         m = self.metrics
         m.scalar("selfplay/games_per_second", games_per_s, s.step)
         m.scalar("selfplay/positions_per_second", positions_per_s, s.step)
@@ -453,6 +475,9 @@ class TrainingRun:
         m.scalar("selfplay/mean_game_length", mean_length, s.step)
         m.scalar("selfplay/games_total", self.replay.total_games, s.step)
         m.scalar("selfplay/worker_restarts", self._worker_restarts(), s.step)
+        for name, value in pipeline.items():
+            if value is not None:
+                m.scalar(f"selfplay/{name}", value, s.step)
         m.scalar("replay/buffer_positions", self.replay.window_size, s.step)
         m.scalar("replay/positions_total", self.replay.total_positions, s.step)
         if steps:
@@ -463,10 +488,37 @@ class TrainingRun:
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
         log.info(
-            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
-            s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s,
+            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
+            s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s, _pipeline_text(pipeline),
             s.step, steps, loss_text, self.replay.window_size, s.best_id, s.best_elo, arena, evaluation, _duration(self._elapsed()),
         )
+
+
+def _efficiency_gauge(cfg: Config, net) -> EfficiencyGauge:
+    """Measures the self-play network alone where self-play evaluates it: the server's (or the
+    workers') device, with the CPU threads their network calls have in all."""
+    selfplay = cfg.selfplay
+    device = resolve_device(selfplay.device)
+    threads = None if device.type != "cpu" else selfplay.threads_per_worker * (1 if selfplay.inference_server else selfplay.workers)
+
+    def snapshot():
+        copy = build_network(cfg.model)
+        copy.load_state_dict(net.state_dict())
+        return copy.eval()
+
+    return EfficiencyGauge(snapshot, device, threads)
+
+
+def _pipeline_text(pipeline: dict) -> str:
+    """' | batch 61 eff 0.42 gpu 48%' for the status line (the parts that are known)."""
+    parts = []
+    if pipeline.get("mean_batch"):
+        parts.append(f"batch {pipeline['mean_batch']:.0f}")
+    if pipeline.get("pipeline_efficiency") is not None:
+        parts.append(f"eff {pipeline['pipeline_efficiency']:.2f}")
+    if pipeline.get("gpu_utilization") is not None:
+        parts.append(f"gpu {pipeline['gpu_utilization']:.0f}%")
+    return " | " + " ".join(parts) if parts else ""
 
 
 def _pool_seed(run_seed: int, iteration: int, games_on_disk: int) -> int:
