@@ -1,20 +1,27 @@
 """Self-play worker processes and the pool that supervises them.
 
-Each worker owns one BatchedSearch over `concurrent_games` slots and plays the games it is asked
-for with the current best network, writing every `games_per_shard` finished games to the replay
-directory as one atomically written shard. Before each shard it checks `best.json` and reloads the
-network if a new best was promoted, so workers switch networks without restarting.
+Each worker owns one BatchedSearch over `concurrent_games` slots for its whole life and keeps every
+slot playing (a continuous stream, see `SelfPlayRunner.step`): as games finish they are cut into
+shards of `games_per_shard` games, each written atomically to the replay directory. A task asks
+for a number of games (0 = until stopped); its last shard holds every game finished by then, and
+the games still in play carry over to the next task. Before each shard the worker checks
+`best.json` and switches to a newly promoted network without restarting (the trees are reset,
+the games go on).
 
-Messages (worker -> pool, on one shared queue):
-    ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id"})
+Messages (worker -> pool, each worker on its own pipe):
+    ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id",
+                                   "mean_length", "evaluations", "calls"})
     ("done", worker_id, task_id, {})
     ("error", worker_id, task_id, {"message"})
     ("disk_full", worker_id, task_id, {"path", "message"})   a shard write hit ENOSPC; the run stops
-    ("progress", worker_id, task_id, {"moves", "simulations"})   since the last report, at most
-                                     every PROGRESS_SECONDS: moves are what a progress bar shows
-                                     while a shard of games is still being played
-A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll`, restarted, and the rest of its
-task handed to the new process: shards it already wrote are complete, games in flight are lost.
+    ("progress", worker_id, task_id, {"moves", "simulations", "evaluations", "calls"})   since the
+                                     last report, at most every PROGRESS_SECONDS: moves are what a
+                                     progress bar shows while a shard of games is still being played
+    (evaluations and calls: positions sent to the network and network calls since the last
+    progress or shard message, for the mean batch)
+A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll` (or its watchdog thread),
+restarted with new channels, and the rest of its task handed to the new process: shards it
+already wrote are complete, games in flight are lost.
 """
 
 from __future__ import annotations
@@ -101,11 +108,11 @@ class Task:
 
 
 def _load_evaluator(checkpoint_path: str, selfplay_cfg: SelfPlayConfig):
+    from alphazero.engine.factory import build_evaluator
     from alphazero.nn.checkpoint import load_network
-    from alphazero.nn.inference import NetworkEvaluator
 
     net = load_network(checkpoint_path, device="cpu")
-    return NetworkEvaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker)
+    return build_evaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker)
 
 
 def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, task_queue, result_queue, stop_event, server_handle=None):
