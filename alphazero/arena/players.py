@@ -181,13 +181,9 @@ class MCTSPlayer(Player):
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
         `threads` for its network calls, torch's default when None). `endgame` sets
         `MCTSConfig.endgame_solve_empties` (None: the default; 0: off)."""
-        from alphazero.nn.checkpoint import load_network
-        from alphazero.nn.inference import NetworkEvaluator
+        from alphazero.engine.factory import build_evaluator
 
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"checkpoint {path} does not exist")
-        network = load_network(path)
-        evaluator = NetworkEvaluator(network, device=device, threads=threads)
+        evaluator = build_evaluator(path, device=device, threads=threads)
         extra = "" if endgame is None else f",endgame={endgame}"
         label = name or f"mcts({os.path.basename(str(path))},simulations={simulations}{extra})"
         return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label)

@@ -7,6 +7,11 @@ corrupt inputs for every reader. One JSON line: trials, faults_injected, resumes
 files_checked, games_lost (must be 0), bad_inputs_tried, crashes (must be 0), problems (must be
 0), seconds, and a breakdown. Trial-by-trial progress goes to stderr; the full report to
 <work dir>/report.json. CPU-heavy: about 30 s per trial on two busy cores.
+
+With --inference-server it runs the self-play kill campaign instead (alphazero/faults/
+selfplay_kills.py): one async smoke run with the inference server, whose workers and server get
+SIGKILL in turn (--kills of each); one JSON line with worker_kills, server_kills, recoveries,
+hangs (must be 0), slow_recoveries (over 30 s), recovery times, games_lost (must be 0), crashes.
 """
 
 from __future__ import annotations
@@ -30,7 +35,11 @@ def main(argv):
     parser.add_argument("--families", default=",".join(badinput.FAMILIES), help="bad-input families to run")
     parser.add_argument("--work-dir", default=None, help="where runs go (default: a temp dir, deleted unless something failed)")
     parser.add_argument("--quiet", action="store_true", help="no per-trial progress on stderr")
+    parser.add_argument("--inference-server", action="store_true", help="kill workers and the inference server during one run instead")
+    parser.add_argument("--kills", type=int, default=20, help="with --inference-server: SIGKILLs of workers and as many of the server (default 20)")
     args = parser.parse_args(argv)
+    if args.inference_server:
+        return _kill_campaign(args)
     if args.trials < 1:
         parser.error(f"--trials must be >= 1, got {args.trials}")
     disk_full = [mode for mode in args.disk_full.split(",") if mode]
@@ -48,6 +57,20 @@ def main(argv):
     summary = report.summary()
     failed = summary["games_lost"] or summary["crashes"] or summary["problems"]
     if args.work_dir is None and not failed:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    else:
+        summary["work_dir"] = str(work_dir)
+    return summary
+
+
+def _kill_campaign(args):
+    from alphazero.faults.selfplay_kills import run_kill_campaign
+
+    work_dir = Path(args.work_dir) if args.work_dir else Path(tempfile.mkdtemp(prefix="alphazero-kills-"))
+    progress = None if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    report = run_kill_campaign(work_dir, kills_each=args.kills, seed=args.seed, progress=progress)
+    summary = report.summary()
+    if args.work_dir is None and not (summary["hangs"] or summary["games_lost"] or summary["crashes"] or summary["problems"]):
         shutil.rmtree(work_dir, ignore_errors=True)
     else:
         summary["work_dir"] = str(work_dir)

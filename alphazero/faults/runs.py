@@ -52,6 +52,18 @@ def _command_line(pid: int) -> str:
         return ""
 
 
+SERVER_NAME = "az-server"  # /proc/PID/comm of the inference server (selfplay.inference_server)
+
+
+def process_name(pid: int) -> str:
+    """/proc/PID/comm: the name a process gave itself (self-play workers: az-worker-N)."""
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as handle:
+            return handle.read().decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
 def _is_zombie(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
@@ -107,10 +119,18 @@ class RunProcess:
         return self.popen.poll() is None
 
     def workers(self) -> list[int]:
-        """Self-play worker processes: the run's children started by multiprocessing's spawn
-        (the inference server, when enabled, is one of them too; the smoke preset has none)."""
+        """Self-play worker processes: the run's children started by multiprocessing's spawn,
+        less the inference server (which names itself az-server; the smoke preset has none)."""
         self.note_children()
-        return [pid for pid in children_of(self.pid) if "spawn_main" in self.seen_children.get(pid, "")]
+        return [
+            pid for pid in children_of(self.pid)
+            if "spawn_main" in self.seen_children.get(pid, "") and process_name(pid) != SERVER_NAME
+        ]
+
+    def server(self) -> int | None:
+        """The inference server's pid, if one runs now."""
+        self.note_children()
+        return next((pid for pid in children_of(self.pid) if process_name(pid) == SERVER_NAME), None)
 
     def note_children(self) -> None:
         for pid in children_of(self.pid):

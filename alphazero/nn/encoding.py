@@ -88,6 +88,14 @@ def encode_positions(positions):
 # 1 KiB of float planes, and unpacks them itself.
 
 _BIT_INDEX = torch.arange(64, dtype=torch.int64)
+_BIT_INDEX_ON: dict = {}  # device -> _BIT_INDEX there (one small host-to-device copy per device, not per call)
+
+
+def _bit_index(device: torch.device) -> torch.Tensor:
+    index = _BIT_INDEX_ON.get(device)
+    if index is None:
+        index = _BIT_INDEX_ON[device] = _BIT_INDEX.to(device)
+    return index
 
 
 @njit(cache=True)
@@ -123,7 +131,15 @@ def planes_from_packed(packed: torch.Tensor, dtype=torch.float32) -> torch.Tenso
     keeps only bit `square`, so the int64 view reads every bit exactly as the uint64 would.
     """
     n = packed.shape[0]
-    bits = (packed.unsqueeze(-1) >> _BIT_INDEX.to(packed.device)) & 1  # [N, 3, 64]
+    bits = (packed.unsqueeze(-1) >> _bit_index(packed.device)) & 1  # [N, 3, 64]
     planes = torch.ones((n, NUM_PLANES, 64), dtype=dtype, device=packed.device)
     planes[:, :PLANE_ONES] = bits.to(dtype)
     return planes.view(n, NUM_PLANES, 8, 8)
+
+
+def legal_mask_from_packed(packed: torch.Tensor) -> torch.Tensor:
+    """bool[N, 65] legal-action mask of int64[N, 3] packed positions, on the tensor's own device:
+    the legal-move bitboard's bits, and PASS exactly when there is no legal move."""
+    legal = packed[:, 2]
+    squares = ((legal.unsqueeze(-1) >> _bit_index(packed.device)) & 1).bool()  # [N, 64]
+    return torch.cat([squares, (legal == 0).unsqueeze(-1)], dim=1)

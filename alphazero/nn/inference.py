@@ -36,7 +36,7 @@ import torch
 from torch import nn
 
 from alphazero.nn import cpu_inference
-from alphazero.nn.encoding import encode_positions_and_mask, pack_positions_and_mask, planes_from_packed
+from alphazero.nn.encoding import encode_positions_and_mask, legal_mask_from_packed, pack_positions_and_mask, planes_from_packed
 from alphazero.nn.model import fuse_for_inference, masked_softmax
 from alphazero.othello.bitboard import NUM_ACTIONS
 
@@ -160,6 +160,25 @@ class NetworkEvaluator:
         self.calls += 1
         self.positions_evaluated += n
         return priors.numpy(), values.numpy()
+
+    def evaluate_packed(self, packed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(priors float32[N, 65], values float32[N]) of int64[N, 3] packed positions (see
+        `encoding.pack_positions_and_mask`), computed and left on the evaluator's device: the
+        planes, the legal mask and the masked softmax all run there (the inference server copies
+        the results out once for all its workers). The caller holds `torch.inference_mode()`."""
+        if self._current_weights_version() != self._weights_version:
+            self.refresh()
+        n = packed.shape[0]
+        planes = planes_from_packed(packed)
+        if self.device.type == "cpu":
+            planes = planes.contiguous(memory_format=torch.channels_last)
+        model = self._large_batch_model if n >= cpu_inference.MIN_BATCH else self._model
+        with self._autocast():
+            logits, values = model(planes)
+        priors = masked_softmax(logits.float(), legal_mask_from_packed(packed))
+        self.calls += 1
+        self.positions_evaluated += n
+        return priors, values.float().reshape(n)
 
     def _planes(self, positions):
         """(planes on the device, legal_mask bool[N, 65] numpy)."""

@@ -359,8 +359,8 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
     """MCTS on the network in `checkpoint` (loaded weights-only). A missing, truncated or corrupt
     file is a NoAIError with the checkpoint's own one-line diagnosis, so play and GTP refuse it in
     one line as the arena does."""
+    from alphazero.engine.factory import build_evaluator
     from alphazero.nn.checkpoint import CheckpointError, load_network
-    from alphazero.nn.inference import NetworkEvaluator
 
     path = Path(checkpoint)
     if not path.is_file():
@@ -369,7 +369,7 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
         network = load_network(path, device=settings.device)
     except CheckpointError as err:
         raise NoAIError(str(err)) from None
-    evaluator = NetworkEvaluator(network, device=settings.device, threads=settings.threads)
+    evaluator = build_evaluator(network, device=settings.device, threads=settings.threads)
     simulations, seconds = settings.limits()
     name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"
     return SearchChooser(evaluator, simulations, seconds, name=name, seed=settings.seed,

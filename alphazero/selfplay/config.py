@@ -10,16 +10,19 @@ class SelfPlayConfig:
     # Worker processes; each plays `concurrent_games` games at once with one batched search.
     workers: int = 2
     concurrent_games: int = 64
-    # Games generated per iteration in synchronous mode (split over the workers).
+    # Games generated per iteration in synchronous mode (split over the workers; at least this many:
+    # a worker's last shard of a task also holds the games that ended in the same search step).
     games_per_iteration: int = 128
-    # Games a worker finishes before it writes a shard and reports (async mode; sync mode writes
-    # one shard per task).
+    # Games a worker finishes before it writes a shard and reports. Every slot plays all the time;
+    # a task's last shard holds every game finished by then (so it may hold more or fewer).
     games_per_shard: int = 32
     # torch threads per worker process for its own network evaluation.
     threads_per_worker: int = 1
     # Serve every worker's leaf batches from one inference process (worth it on a GPU).
     inference_server: bool = False
-    # Inference server: largest batch gathered, and how long to wait for more requests (ms).
+    # Inference server: after the first pending request it waits up to server_wait_ms for the other
+    # workers, and stops waiting once server_max_batch positions are pending; then it evaluates
+    # every pending request in one network call.
     server_max_batch: int = 4096
     server_wait_ms: float = 1.0
     # Device the workers (or the inference server) evaluate on: auto, cpu, cuda, cuda:N.

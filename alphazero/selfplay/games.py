@@ -1,8 +1,8 @@
 """Play many self-play games at once with one batched search, refilling slots as games end.
 
 `concurrent_games` slots each hold one game in progress; every step searches all of them together
-(one network batch per search step inside `BatchedSearch`), plays the chosen actions, and turns
-finished games into GameRecords. A slot whose side to move is forced to pass skips the search: its
+(one network batch per search step inside `BatchedSearch`), plays the chosen actions, turns
+finished games into GameRecords and starts a new game in each freed slot. A slot whose side to move is forced to pass skips the search: its
 only action is PASS and its policy target is one-hot (the replay buffer skips such plies anyway).
 """
 
@@ -42,7 +42,13 @@ def random_opening(rng: np.random.Generator, plies: int) -> GameState:
 
 
 class SelfPlayRunner:
-    """Generates complete self-play games with a BatchedSearch over `search.num_games` slots."""
+    """Generates complete self-play games with a BatchedSearch over `search.num_games` slots.
+
+    The slots persist between calls: `step()` plays one move in every slot and refills each slot
+    whose game ended at once, so every search step searches all `num_games` slots (a continuous
+    stream of games, with no shrinking batch at the end of a shard). Games still in play when a
+    caller stops stepping stay in their slots and continue at the next `step()`.
+    """
 
     def __init__(self, search, rng: np.random.Generator, random_opening_plies: int = 0, metadata: dict | None = None,
                  exact_value_targets: bool = True):
@@ -55,76 +61,109 @@ class SelfPlayRunner:
         self.metadata = dict(metadata or {})
         self.num_slots = search.num_games
         self.simulations_run = 0  # searched plies x simulations, for throughput figures
+        self.games_started = 0
+        self._slots: list[_Slot | None] = [None] * self.num_slots
+        self._positions = np.zeros((self.num_slots, 2), dtype=np.uint64)
+        self._black_to_move = np.zeros(self.num_slots, dtype=bool)
+        self._ply = np.zeros(self.num_slots, dtype=np.int64)
 
     def _new_game(self) -> _Slot:
         if self.random_opening_plies:
             return _Slot(random_opening(self.rng, self.random_opening_plies))
         return _Slot(GameState(int(START_BLACK), int(START_WHITE), True))
 
+    def _start_slot(self, i: int) -> None:
+        slot = self._new_game()
+        self._slots[i] = slot
+        self._positions[i] = slot.start.as_array()
+        self._black_to_move[i] = slot.start.black_to_move
+        self._ply[i] = 60 - slot.start.empties()  # discs placed so far: the temperature schedule's clock
+        self.search.reset(i)
+        self.games_started += 1
+
+    @property
+    def games_in_play(self) -> int:
+        return sum(slot is not None for slot in self._slots)
+
+    def new_network(self, evaluator=None, network_id=None) -> None:
+        """Continue the games in play with another network: its evaluator (None keeps the current
+        one, e.g. an inference server that swaps networks itself) and id for the records' metadata.
+        The trees, built from the old network's evaluations, are dropped."""
+        if evaluator is not None:
+            self.search.evaluator = evaluator
+        if network_id is not None:
+            self.metadata["network_id"] = network_id
+        self.search.reset()
+
+    def step(self, refill: bool = True, on_step=None) -> list[GameRecord]:
+        """One batched search step over every slot in play; returns the games that ended in it.
+
+        With `refill`, empty slots get a new game first (and a finished game's slot is filled
+        again before the next step), so all slots play. `on_step(moves_played)` follows the step.
+        """
+        fault_point("selfplay")
+        if refill:
+            for i, slot in enumerate(self._slots):
+                if slot is None:
+                    self._start_slot(i)
+        slots, positions = self._slots, self._positions
+        in_play = np.array([s is not None for s in slots])
+        if not in_play.any():
+            return []
+        moves = legal_moves_batch(positions)
+        forced_pass = in_play & (moves == 0)
+        to_search = in_play & ~forced_pass
+        actions = np.full(self.num_slots, PASS, dtype=np.int64)
+        if to_search.any():
+            result = self.search.search(positions, self._ply, active=to_search, add_noise=True)
+            self.simulations_run += int(result.visits[to_search].sum())
+            actions[to_search] = result.action[to_search]
+        for i in np.flatnonzero(in_play):
+            slot = slots[i]
+            if forced_pass[i]:
+                policy = np.zeros(65, dtype=np.float32)
+                policy[PASS] = 1.0
+                slot.policies.append(policy)
+                slot.root_values.append(np.nan)
+                slot.exact_values.append(np.nan)
+            else:
+                slot.policies.append(result.policy[i])
+                slot.root_values.append(result.root_value[i])
+                score = result.exact_score[i]
+                slot.exact_values.append(np.nan if score == NO_EXACT_SCORE else np.sign(score))
+            slot.actions.append(int(actions[i]))
+        self._positions = positions = np.where(in_play[:, None], make_move_batch(positions, actions), positions)
+        self._black_to_move = np.where(in_play, ~self._black_to_move, self._black_to_move)
+        self._ply += in_play
+        self.search.advance(np.where(in_play, actions, PASS))
+        if on_step is not None:
+            on_step(int(in_play.sum()))
+        finished = []
+        over = is_game_over_batch(positions) & in_play
+        for i in np.flatnonzero(over):
+            finished.append(self._finish(slots[i], positions[i], bool(self._black_to_move[i])))
+            slots[i] = None
+        return finished
+
     def play(self, num_games: int, on_game=None, on_step=None) -> list[GameRecord]:
-        """Play `num_games` complete games; `on_game(record)` is called as each one finishes and
-        `on_step(moves_played)` after every batched search step (for progress reports)."""
-        slots: list[_Slot | None] = [None] * self.num_slots
-        positions = np.zeros((self.num_slots, 2), dtype=np.uint64)
-        black_to_move = np.zeros(self.num_slots, dtype=bool)
-        ply = np.zeros(self.num_slots, dtype=np.int64)
-        started = 0
+        """Play exactly `num_games` complete games from empty slots, then leave the slots empty:
+        no game is started beyond `num_games` (so the last steps search fewer slots; the workers
+        use `step()` for a continuous stream). `on_game(record)` is called as each game finishes
+        and `on_step(moves_played)` after every batched search step (for progress reports)."""
+        if self.games_in_play:
+            raise ValueError(f"play: {self.games_in_play} games are still in play from step(); play() starts from empty slots")
         finished: list[GameRecord] = []
-
-        def start_slot(i: int) -> None:
-            nonlocal started
-            slot = self._new_game()
-            slots[i] = slot
-            positions[i] = slot.start.as_array()
-            black_to_move[i] = slot.start.black_to_move
-            ply[i] = 60 - slot.start.empties()  # discs placed so far: the temperature schedule's clock
-            self.search.reset(i)
-            started += 1
-
+        started_before = self.games_started
         for i in range(min(self.num_slots, num_games)):
-            start_slot(i)
-
+            self._start_slot(i)
         while len(finished) < num_games:
-            fault_point("selfplay")
-            in_play = np.array([s is not None for s in slots])
-            moves = legal_moves_batch(positions)
-            forced_pass = in_play & (moves == 0)
-            to_search = in_play & ~forced_pass
-            actions = np.full(self.num_slots, PASS, dtype=np.int64)
-            if to_search.any():
-                result = self.search.search(positions, ply, active=to_search, add_noise=True)
-                self.simulations_run += int(result.visits[to_search].sum())
-                actions[to_search] = result.action[to_search]
-            for i in np.flatnonzero(in_play):
-                slot = slots[i]
-                if forced_pass[i]:
-                    policy = np.zeros(65, dtype=np.float32)
-                    policy[PASS] = 1.0
-                    slot.policies.append(policy)
-                    slot.root_values.append(np.nan)
-                    slot.exact_values.append(np.nan)
-                else:
-                    slot.policies.append(result.policy[i])
-                    slot.root_values.append(result.root_value[i])
-                    score = result.exact_score[i]
-                    slot.exact_values.append(np.nan if score == NO_EXACT_SCORE else np.sign(score))
-                slot.actions.append(int(actions[i]))
-            positions = np.where(in_play[:, None], make_move_batch(positions, actions), positions)
-            black_to_move = np.where(in_play, ~black_to_move, black_to_move)
-            ply += in_play
-            self.search.advance(np.where(in_play, actions, PASS))
-            if on_step is not None:
-                on_step(int(in_play.sum()))
-
-            over = is_game_over_batch(positions) & in_play
-            for i in np.flatnonzero(over):
-                record = self._finish(slots[i], positions[i], bool(black_to_move[i]))
+            for record in self.step(refill=False, on_step=on_step):
                 finished.append(record)
                 if on_game is not None:
                     on_game(record)
-                slots[i] = None
-                if started < num_games:
-                    start_slot(i)
+            for i, slot in enumerate(self._slots):
+                if slot is None and self.games_started - started_before < num_games:
+                    self._start_slot(i)
         return finished
 
     def _finish(self, slot: _Slot, final_position: np.ndarray, black_to_move: bool) -> GameRecord:

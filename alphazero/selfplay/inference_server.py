@@ -1,165 +1,386 @@
 """One process that evaluates the leaf batches of every self-play worker on one device.
 
-On a GPU, W workers each sending 64-leaf batches keep the device mostly idle; one server that
-concatenates whatever requests arrived within `server_wait_ms` (up to `server_max_batch` positions)
-runs a few large batches instead. Workers talk to it through `RemoteEvaluator`, which has the same
-call signature as any other evaluator, so the search does not know the difference.
+On a GPU, W workers each evaluating their own leaf batches keep the device mostly idle; one server
+that gathers the requests of all workers into one large batch does few large network calls.
+Workers talk to it through `RemoteEvaluator`, which has the call signature of any other evaluator,
+so the search does not know the difference.
 
-Protocol: a worker puts (worker_id, token, request_no, positions) on the shared request queue and
-waits on its own response queue for (token, request_no, priors, values). The token is new per
-evaluator object, so a restarted worker never mistakes a stale answer meant for its predecessor.
-The server re-reads `checkpoints/best.json` between batches and swaps networks when a new best
-is promoted.
+Transport: shared memory, no pickling, no locks. `SharedChannels` is one memory-mapped file (in
+/dev/shm) holding, per worker, a request slot (packed positions int64[capacity, 3] = player,
+opponent, legal moves) and a response slot (priors float32[capacity, 65], values float32[capacity]),
+plus a header of int64 words per worker:
+
+    REQUEST_SEQ   the worker's latest request number; written after the request's data and size
+    RESPONSE_SEQ  the request number the response slot answers; written after the response's data
+    SIZE          positions in the latest request
+
+A worker writes its positions and SIZE, then bumps REQUEST_SEQ, and polls RESPONSE_SEQ until it
+equals its request number. The server polls all REQUEST_SEQ != RESPONSE_SEQ words at once (one
+numpy comparison), waits up to `server_wait_ms` for more workers, copies every pending request
+into one (pinned, on CUDA) staging buffer, moves it to the device with one non-blocking copy,
+unpacks the planes, runs the network and the masked softmax there, copies the [N, 66] result back
+once, and writes each worker's rows and RESPONSE_SEQ: a few numpy slice copies per worker, no
+per-position Python work.
+
+Why it survives SIGKILL: nothing is ever locked. A killed worker's replacement attaches to the same
+slot and numbers its requests after max(REQUEST_SEQ, RESPONSE_SEQ), so a late answer to its
+predecessor's request (which it never waits for) cannot be taken for its own; the server answers
+the new request on its next pass. A killed server leaves at most unanswered requests: its
+replacement, attached to the same file, answers every pending one. (A multiprocessing.Queue, by
+contrast, keeps its reader lock held forever when a process dies waiting in `get`.)
+
+The server re-reads `checkpoints/best.json` at most every `POINTER_CHECK_SECONDS` and swaps
+networks when a new best is promoted. Its counters (calls, positions, busy seconds) sit in the
+same file for the pool's throughput figures.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import queue
+import threading
 import time
+import uuid
+from pathlib import Path
 
 import numpy as np
 
 log = logging.getLogger(__name__)
 
 RESPONSE_TIMEOUT_S = 120.0
+POINTER_CHECK_SECONDS = 0.5
+
+# Header words per worker.
+REQUEST_SEQ, RESPONSE_SEQ, SIZE = 0, 1, 2
+HEADER_WORDS = 8
+# Server words (after the worker headers).
+STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_BUSY_NS, SERVER_PID = 0, 1, 2, 3, 4
+SERVER_WORDS = 8
+_ALIGN = 64
+PREFIX = "alphazero-channels-"
+
+
+def _aligned(n: int) -> int:
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _shared_directory() -> Path:
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(os.environ.get("TMPDIR", "/tmp"))
+
+
+class SharedChannels:
+    """The request/response slots of `workers` workers of `capacity` positions each, in one
+    memory-mapped file. Picklable: a child process re-maps the file by path.
+
+    Arrays (views into the file):
+      header:    int64[W, HEADER_WORDS]   REQUEST_SEQ, RESPONSE_SEQ, SIZE per worker
+      server:    int64[SERVER_WORDS]      STOP flag and the server's counters
+      requests:  int64[W, capacity, 3]    packed positions (player, opponent, legal moves)
+      priors:    float32[W, capacity, 65]
+      values:    float32[W, capacity]
+    """
+
+    def __init__(self, path: str, workers: int, capacity: int, create: bool = False):
+        self.path, self.workers, self.capacity = str(path), int(workers), int(capacity)
+        w, c = self.workers, self.capacity
+        layout = [
+            ("header", np.int64, (w, HEADER_WORDS)),
+            ("server", np.int64, (SERVER_WORDS,)),
+            ("requests", np.int64, (w, c, 3)),
+            ("priors", np.float32, (w, c, 65)),
+            ("values", np.float32, (w, c)),
+        ]
+        size = sum(_aligned(int(np.prod(shape)) * np.dtype(dtype).itemsize) for _, dtype, shape in layout)
+        if create:
+            with open(self.path, "wb") as handle:
+                handle.truncate(size)
+        self._map = np.memmap(self.path, dtype=np.uint8, mode="r+", shape=(size,))
+        offset = 0
+        for name, dtype, shape in layout:
+            nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+            setattr(self, name, self._map[offset : offset + nbytes].view(dtype).reshape(shape))
+            offset += _aligned(nbytes)
+
+    @classmethod
+    def create(cls, workers: int, capacity: int) -> "SharedChannels":
+        _remove_orphaned_files()
+        path = _shared_directory() / f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        return cls(str(path), workers, capacity, create=True)
+
+    def __reduce__(self):
+        return (SharedChannels, (self.path, self.workers, self.capacity))
+
+    def unlink(self) -> None:
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+def _remove_orphaned_files() -> None:
+    """Channel files whose creating process is gone (a training process killed with SIGKILL)."""
+    for path in _shared_directory().glob(PREFIX + "*"):
+        try:
+            pid = int(path.name[len(PREFIX) :].split("-")[0])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            path.unlink(missing_ok=True)
+        except (ValueError, PermissionError, OSError):
+            continue
 
 
 class RemoteEvaluator:
-    """Evaluator protocol over queues to the inference server."""
+    """Evaluator protocol over a worker's shared-memory slot (see the module docstring)."""
 
-    def __init__(self, worker_id: int, requests, responses):
+    def __init__(self, worker_id: int, channels: SharedChannels):
+        from alphazero.nn.encoding import pack_positions_and_mask
+
+        self._pack = pack_positions_and_mask
         self.worker_id = worker_id
-        self.requests = requests
-        self.responses = responses
-        self.token = int.from_bytes(os.urandom(6), "little")
-        self.request_no = 0
+        self.channels = channels
+        self.header = channels.header[worker_id]
+        self.request = channels.requests[worker_id]
+        self.priors = channels.priors[worker_id]
+        self.values = channels.values[worker_id]
+        # Number after anything a predecessor in this slot sent or was answered.
+        self.request_no = int(max(self.header[REQUEST_SEQ], self.header[RESPONSE_SEQ]))
+        self.calls = 0
+        self.positions_evaluated = 0
 
     def __call__(self, positions: np.ndarray):
+        n = len(positions)
+        if n == 0:
+            return np.zeros((0, 65), dtype=np.float32), np.zeros(0, dtype=np.float32)
+        if n > self.channels.capacity:
+            raise ValueError(f"RemoteEvaluator: {n} positions exceed the slot's capacity {self.channels.capacity}")
+        packed, _ = self._pack(np.ascontiguousarray(positions, dtype=np.uint64))
+        self.request[:n] = packed.view(np.int64)
+        self.header[SIZE] = n
         self.request_no += 1
-        self.requests.put((self.worker_id, self.token, self.request_no, np.ascontiguousarray(positions)))
+        self.header[REQUEST_SEQ] = self.request_no  # the commit: written after the data
+        self._wait(self.request_no)
+        self.calls += 1
+        self.positions_evaluated += n
+        return self.priors[:n].copy(), self.values[:n].copy()
+
+    def _wait(self, request_no: int) -> None:
+        header = self.header
+        for _ in range(200):  # answers to large batches come in ~ms: spin briefly first
+            if header[RESPONSE_SEQ] == request_no:
+                return
         deadline = time.monotonic() + RESPONSE_TIMEOUT_S
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+        pause = 20e-6
+        while header[RESPONSE_SEQ] != request_no:
+            if time.monotonic() > deadline:
                 raise TimeoutError(f"inference server gave no answer within {RESPONSE_TIMEOUT_S:.0f}s (worker {self.worker_id})")
-            try:
-                token, request_no, priors, values = self.responses.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if token == self.token and request_no == self.request_no:
-                return priors, values
+            time.sleep(pause)
+            pause = min(pause * 1.5, 1e-3)
 
 
 class ServerHandle:
-    """What a worker process receives: the queues, and a factory for its RemoteEvaluator."""
+    """What a worker process receives: the shared channels, and a factory for its RemoteEvaluator."""
 
-    def __init__(self, requests, responses):
-        self.requests = requests
-        self.responses = responses
+    def __init__(self, channels: SharedChannels):
+        self.channels = channels
 
     def evaluator(self, worker_id: int) -> RemoteEvaluator:
-        return RemoteEvaluator(worker_id, self.requests, self.responses[worker_id])
+        return RemoteEvaluator(worker_id, self.channels)
 
 
-def _gather(requests, max_batch: int, wait_s: float, stop_event):
-    """Block for the first request, then take more until max_batch positions or wait_s passes."""
-    while not stop_event.is_set():
-        try:
-            first = requests.get(timeout=0.2)
-            break
-        except queue.Empty:
-            continue
-    else:
-        return []
-    batch = [first]
-    size = len(first[3])
-    deadline = time.monotonic() + wait_s
-    while size < max_batch:
-        remaining = deadline - time.monotonic()
-        try:
-            item = requests.get(timeout=remaining) if remaining > 0 else requests.get_nowait()
-        except queue.Empty:
-            break
-        batch.append(item)
-        size += len(item[3])
-    return batch
+class _Gatherer:
+    """Collects the pending requests of all workers into one staging buffer (pinned on CUDA)."""
+
+    def __init__(self, channels: SharedChannels, max_batch: int, wait_s: float, device):
+        import torch
+
+        self.channels, self.max_batch, self.wait_s = channels, max_batch, wait_s
+        total = channels.workers * channels.capacity
+        pin = device.type == "cuda"
+        self.staging = torch.empty((total, 3), dtype=torch.int64, pin_memory=pin)
+        self.results = torch.empty((total, 66), dtype=torch.float32, pin_memory=pin)
+        self.staging_np = self.staging.numpy()
+        self.results_np = self.results.numpy()
+
+    def pending(self) -> np.ndarray:
+        header = self.channels.header
+        return np.flatnonzero(header[:, REQUEST_SEQ] != header[:, RESPONSE_SEQ])
+
+    def wait(self, stop) -> np.ndarray:
+        """Workers with a pending request: block for the first, then up to wait_s for the rest
+        (or until every worker waits, or max_batch positions are there)."""
+        header, server = self.channels.header, self.channels.server
+        pause = 20e-6
+        while True:
+            ready = self.pending()
+            if len(ready):
+                break
+            if server[STOP] or stop():
+                return ready
+            time.sleep(pause)
+            pause = min(pause * 1.5, 1e-3)
+        deadline = time.perf_counter() + self.wait_s
+        while len(ready) < self.channels.workers and header[ready, SIZE].sum() < self.max_batch and time.perf_counter() < deadline:
+            time.sleep(20e-6)
+            ready = self.pending()
+        return ready
+
+    def gather(self, ready: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """Copy the requests into the staging buffer; returns (worker, request_no, offset, size)."""
+        channels = self.channels
+        parts, offset = [], 0
+        for w in ready:
+            request_no = int(channels.header[w, REQUEST_SEQ])  # read before the size and the data
+            n = int(channels.header[w, SIZE])
+            if not 0 < n <= channels.capacity:
+                continue  # a slot caught mid-rewrite by a replacement worker: answered next pass
+            self.staging_np[offset : offset + n] = channels.requests[w, :n]
+            parts.append((int(w), request_no, offset, n))
+            offset += n
+        return parts
+
+    def answer(self, parts) -> None:
+        channels = self.channels
+        for w, request_no, offset, n in parts:
+            channels.priors[w, :n] = self.results_np[offset : offset + n, :65]
+            channels.values[w, :n] = self.results_np[offset : offset + n, 65]
+            channels.header[w, RESPONSE_SEQ] = request_no  # the commit: written after the data
 
 
-def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, requests, responses, stop_event, threads: int = 1):
+def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: float, device, stop=lambda: False) -> None:
+    """The server loop: gather, evaluate on `device`, answer, until the STOP word or `stop()`.
+
+    `evaluator_for()` returns the NetworkEvaluator to use for the next batch (it swaps networks).
+    """
+    import torch
+
+    gatherer = _Gatherer(channels, max_batch, wait_ms / 1000.0, device)
+    server = channels.server
+    with torch.inference_mode():
+        while not (server[STOP] or stop()):
+            ready = gatherer.wait(stop)
+            if not len(ready):
+                continue
+            evaluator = evaluator_for()
+            start = time.perf_counter_ns()
+            parts = gatherer.gather(ready)
+            total = sum(n for *_, n in parts)
+            if not total:
+                continue
+            packed = gatherer.staging[:total].to(device, non_blocking=True)
+            priors, values = evaluator.evaluate_packed(packed)
+            out = torch.cat([priors, values.unsqueeze(1)], dim=1)
+            gatherer.results[:total].copy_(out, non_blocking=True)
+            if device.type == "cuda":
+                torch.cuda.current_stream(device).synchronize()
+            gatherer.answer(parts)
+            server[SERVER_CALLS] += 1
+            server[SERVER_POSITIONS] += total
+            server[SERVER_BUSY_NS] += time.perf_counter_ns() - start
+
+
+def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, channels: SharedChannels, stop_event, threads: int = 1):
     """Entry point of the inference server process (spawned)."""
     import torch
 
-    from alphazero.nn.checkpoint import load_network
-    from alphazero.nn.inference import NetworkEvaluator
-    from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent
+    from alphazero.engine.factory import build_evaluator
+    from alphazero.nn.inference import resolve_device
+    from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent, set_process_name
     from alphazero.train.checkpoints import read_best_pointer
 
     exit_with_parent()
-    leave_stopping_to_the_parent()  # the pool stops us through stop_event
+    set_process_name("az-server")
+    leave_stopping_to_the_parent()  # the pool stops us through the STOP word
     torch.set_num_threads(threads)
-    network_id, evaluator = None, None
-    while not stop_event.is_set():
-        pointer = read_best_pointer(run_dir)
-        if pointer["id"] != network_id:
-            evaluator = NetworkEvaluator(load_network(pointer["path"]), device=device, threads=threads)
-            network_id = pointer["id"]
-        batch = _gather(requests, max_batch, wait_ms / 1000.0, stop_event)
-        if not batch:
-            continue
-        positions = np.concatenate([item[3] for item in batch])
-        priors, values = evaluator(positions)
-        offset = 0
-        for worker_id, token, request_no, part in batch:
-            n = len(part)
-            responses[worker_id].put((token, request_no, priors[offset : offset + n], values[offset : offset + n]))
-            offset += n
+    device = resolve_device(device)
+    channels.server[SERVER_PID] = os.getpid()
+    state = {"id": None, "evaluator": None, "checked": 0.0}
+
+    def evaluator_for():
+        now = time.monotonic()
+        if state["evaluator"] is None or now - state["checked"] >= POINTER_CHECK_SECONDS:
+            state["checked"] = now
+            pointer = read_best_pointer(run_dir)
+            if pointer["id"] != state["id"]:
+                state["evaluator"] = build_evaluator(pointer["path"], device=device, threads=threads)
+                state["id"] = pointer["id"]
+        return state["evaluator"]
+
+    evaluator_for()  # load (and warm) the network before the first request
+    serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False))
+
+
+def worker_capacity(concurrent_games: int, leaves_per_step: int) -> int:
+    """Most positions one search step of a worker evaluates: every game's leaves (or roots)."""
+    return concurrent_games * max(1, leaves_per_step)
 
 
 class InferenceServer:
-    """Owns the server process and its queues; restartable if it dies."""
+    """Owns the server process and the shared channels. A watchdog thread restarts the process
+    within `WATCHDOG_SECONDS` of its death, whatever the training loop is busy with (an arena
+    match in async mode may keep it from polling the pool for minutes)."""
 
-    def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1):
+    WATCHDOG_SECONDS = 0.2
+
+    def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1,
+                 capacity: int = 1024):
         self.ctx = ctx
         self.args = (run_dir, device, max_batch, wait_ms)
         self.threads = threads
-        self.requests = ctx.Queue()
-        self.responses = [ctx.Queue() for _ in range(workers)]
-        self.stop_event = ctx.Event()
+        self.channels = SharedChannels.create(workers, capacity)
         self.process = None
         self.restarts = 0
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
         self.start()
+        self._watchdog = threading.Thread(target=self._watch, name="inference-server-watchdog", daemon=True)
+        self._watchdog.start()
+
+    def _watch(self) -> None:
+        while not self._closing.wait(self.WATCHDOG_SECONDS):
+            try:
+                self.ensure_alive()
+            except Exception:  # noqa: BLE001 - the watchdog must not die; poll() retries too
+                log.exception("inference server watchdog: restart failed")
 
     def start(self) -> None:
         self.process = self.ctx.Process(
             target=server_main,
-            args=(*self.args, self.requests, self.responses, self.stop_event, self.threads),
+            args=(*self.args, self.channels, None, self.threads),
             name="inference-server",
             daemon=True,
         )
         self.process.start()
 
     def handle(self) -> ServerHandle:
-        return ServerHandle(self.requests, self.responses)
+        return ServerHandle(self.channels)
 
-    def ensure_alive(self) -> None:
-        if self.process is not None and not self.process.is_alive() and not self.stop_event.is_set():
-            log.warning("inference server died (exit code %s); restarting it", self.process.exitcode)
-            self.restarts += 1
-            self.start()
+    def stats(self) -> dict:
+        server = self.channels.server
+        return {"calls": int(server[SERVER_CALLS]), "positions": int(server[SERVER_POSITIONS]), "busy_seconds": server[SERVER_BUSY_NS] / 1e9}
 
-    def kill(self) -> None:
-        """SIGKILL the server now (see WorkerPool.kill)."""
-        self.stop_event.set()
-        if self.process is not None and self.process.is_alive():
-            self.process.kill()
-            self.process.join(2)
+    def ensure_alive(self) -> bool:
+        """Restart the server if it died; True when it did."""
+        with self._lock:
+            if self._closing.is_set() or self.channels.server[STOP]:
+                return False
+            if self.process is not None and not self.process.is_alive():
+                log.warning("inference server died (exit code %s); restarting it", self.process.exitcode)
+                self.restarts += 1
+                self.start()
+                return True
+        return False
 
     def close(self, timeout: float = 10.0) -> None:
-        self.stop_event.set()
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
+        self._closing.set()
+        self._watchdog.join(5)
+        self.channels.server[STOP] = 1
         if self.process is not None:
             self.process.join(timeout)
             if self.process.is_alive():
                 self.process.kill()  # it ignores SIGTERM (see leave_stopping_to_the_parent)
                 self.process.join(2)
+        self.channels.unlink()

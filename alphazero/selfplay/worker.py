@@ -1,20 +1,27 @@
 """Self-play worker processes and the pool that supervises them.
 
-Each worker owns one BatchedSearch over `concurrent_games` slots and plays the games it is asked
-for with the current best network, writing every `games_per_shard` finished games to the replay
-directory as one atomically written shard. Before each shard it checks `best.json` and reloads the
-network if a new best was promoted, so workers switch networks without restarting.
+Each worker owns one BatchedSearch over `concurrent_games` slots for its whole life and keeps every
+slot playing (a continuous stream, see `SelfPlayRunner.step`): as games finish they are cut into
+shards of `games_per_shard` games, each written atomically to the replay directory. A task asks
+for a number of games (0 = until stopped); its last shard holds every game finished by then, and
+the games still in play carry over to the next task. Before each shard the worker checks
+`best.json` and switches to a newly promoted network without restarting (the trees are reset,
+the games go on).
 
-Messages (worker -> pool, on one shared queue):
-    ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id"})
+Messages (worker -> pool, each worker on its own pipe):
+    ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id",
+                                   "mean_length", "evaluations", "calls"})
     ("done", worker_id, task_id, {})
     ("error", worker_id, task_id, {"message"})
     ("disk_full", worker_id, task_id, {"path", "message"})   a shard write hit ENOSPC; the run stops
-    ("progress", worker_id, task_id, {"moves", "simulations"})   since the last report, at most
-                                     every PROGRESS_SECONDS: moves are what a progress bar shows
-                                     while a shard of games is still being played
-A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll`, restarted, and the rest of its
-task handed to the new process: shards it already wrote are complete, games in flight are lost.
+    ("progress", worker_id, task_id, {"moves", "simulations", "evaluations", "calls"})   since the
+                                     last report, at most every PROGRESS_SECONDS: moves are what a
+                                     progress bar shows while a shard of games is still being played
+    (evaluations and calls: positions sent to the network and network calls since the last
+    progress or shard message, for the mean batch)
+A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll` (or its watchdog thread),
+restarted with new channels, and the rest of its task handed to the new process: shards it
+already wrote are complete, games in flight are lost.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import errno
 import logging
 import os
 import queue
+import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -44,15 +52,52 @@ class _ProgressReporter:
 
     def __init__(self, result_queue, worker_id: int, task_id: int, runner):
         self.result_queue, self.worker_id, self.task_id, self.runner = result_queue, worker_id, task_id, runner
-        self.moves, self.simulations_reported, self.last = 0, 0, time.monotonic()
+        self.moves, self.last = 0, time.monotonic()
+        self.simulations_reported = runner.simulations_run if runner is not None else 0  # a runner's count spans tasks
 
     def __call__(self, moves: int) -> None:
         self.moves += moves
         now = time.monotonic()
         if now - self.last >= PROGRESS_SECONDS:
             simulations = self.runner.simulations_run - self.simulations_reported
-            self.result_queue.put(("progress", self.worker_id, self.task_id, {"moves": self.moves, "simulations": simulations}))
+            payload = {"moves": self.moves, "simulations": simulations}
+            counter = getattr(getattr(self.runner, "search", None), "evaluator", None)
+            if isinstance(counter, CountingEvaluator):  # network calls and their positions, for the mean batch
+                payload["evaluations"], payload["calls"] = counter.take()
+            self.result_queue.put(("progress", self.worker_id, self.task_id, payload))
             self.moves, self.simulations_reported, self.last = 0, self.runner.simulations_run, now
+
+
+class CountingEvaluator:
+    """An evaluator that counts its calls and positions (`take()` returns and resets them); the
+    evaluator behind it may be swapped (`inner`) when a new network is promoted."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.calls = 0
+        self.positions = 0
+
+    def __call__(self, positions):
+        self.calls += 1
+        self.positions += len(positions)
+        return self.inner(positions)
+
+    def take(self) -> tuple[int, int]:
+        counts = (self.positions, self.calls)
+        self.positions = self.calls = 0
+        return counts
+
+
+class _Outbox:
+    """`put(message)` over the worker's own pipe to the pool. A pipe has one writer and no lock,
+    so a worker killed mid-message cannot block anyone else (a shared multiprocessing.Queue's
+    writer lock would stay held)."""
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def put(self, message) -> None:
+        self.connection.send(message)
 
 
 @dataclass
@@ -63,26 +108,30 @@ class Task:
 
 
 def _load_evaluator(checkpoint_path: str, selfplay_cfg: SelfPlayConfig):
+    from alphazero.engine.factory import build_evaluator
     from alphazero.nn.checkpoint import load_network
-    from alphazero.nn.inference import NetworkEvaluator
 
     net = load_network(checkpoint_path, device="cpu")
-    return NetworkEvaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker)
+    return build_evaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker)
 
 
 def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, task_queue, result_queue, stop_event, server_handle=None):
     """Entry point of a worker process (spawned)."""
     import torch
 
-    from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent
+    from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent, set_process_name
 
     exit_with_parent()
+
+    set_process_name(f"az-worker-{worker_id}")
+    if hasattr(result_queue, "send"):
+        result_queue = _Outbox(result_queue)
     # Ctrl-C and SIGTERM reach the whole process group; the pool stops workers through stop_event
     # instead, so a worker never dies mid-shard because the user asked the run to stop cleanly.
     leave_stopping_to_the_parent()
 
     torch.set_num_threads(selfplay_cfg.threads_per_worker)
-    from alphazero.mcts.search import BatchedSearch
+    from alphazero.engine.factory import build_search
     from alphazero.replay.buffer import ReplayBuffer
     from alphazero.selfplay.games import SelfPlayRunner
     from alphazero.train.checkpoints import read_best_pointer
@@ -90,7 +139,8 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
     task = None
     try:
         replay = ReplayBuffer(os.path.join(run_dir, "replay"), window_positions=1, scan=False)
-        network_id, evaluator = None, None
+        network_id, evaluator, runner = None, None, None
+        pending: list = []  # finished games not yet in a shard
         while not stop_event.is_set():
             try:
                 task = task_queue.get(timeout=0.2)
@@ -98,29 +148,42 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 continue
             if task is None:
                 break
-            rng = np.random.default_rng(task.seed)
             played = 0
+            reporter = _ProgressReporter(result_queue, worker_id, task.task_id, runner)
+            shard_start, shard_simulations = time.perf_counter(), 0
             while (task.games == 0 or played < task.games) and not stop_event.is_set():
-                best = read_best_pointer(run_dir)
-                if best["id"] != network_id:
-                    # With an inference server the server swaps networks itself; the handle stays.
-                    if server_handle is None:
-                        evaluator = _load_evaluator(best["path"], selfplay_cfg)
-                    elif evaluator is None:
-                        evaluator = server_handle.evaluator(worker_id)
-                    network_id = best["id"]
-                    search = BatchedSearch(mcts_cfg, evaluator, selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
-                    runner = SelfPlayRunner(
-                        search,
-                        rng,
-                        selfplay_cfg.random_opening_plies,
-                        metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
-                        exact_value_targets=selfplay_cfg.exact_value_targets,
-                    )
-                chunk = selfplay_cfg.games_per_shard if task.games == 0 else min(selfplay_cfg.games_per_shard, task.games - played)
-                start = time.perf_counter()
-                runner.simulations_run = 0
-                records = runner.play(chunk, on_step=_ProgressReporter(result_queue, worker_id, task.task_id, runner))
+                if runner is None or not pending:
+                    best = read_best_pointer(run_dir)
+                    if best["id"] != network_id:
+                        network_id = best["id"]
+                        # With an inference server the server swaps networks itself; the handle stays.
+                        if server_handle is None:
+                            evaluator = _load_evaluator(best["path"], selfplay_cfg)
+                        elif evaluator is None:
+                            evaluator = server_handle.evaluator(worker_id)
+                        if runner is not None:
+                            runner.search.evaluator.inner = evaluator
+                            runner.new_network(None, network_id)
+                        else:
+                            # One runner for the worker's life: its slots keep their games across
+                            # shards and tasks (a continuous stream; see SelfPlayRunner).
+                            rng = np.random.default_rng(task.seed)
+                            search = build_search(mcts_cfg, CountingEvaluator(evaluator), selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
+                            runner = SelfPlayRunner(
+                                search, rng, selfplay_cfg.random_opening_plies,
+                                metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
+                                exact_value_targets=selfplay_cfg.exact_value_targets,
+                            )
+                            reporter.runner = runner
+                before = runner.simulations_run
+                pending.extend(runner.step(on_step=reporter))
+                shard_simulations += runner.simulations_run - before
+                task_complete = task.games != 0 and played + len(pending) >= task.games
+                if len(pending) < selfplay_cfg.games_per_shard and not (task_complete and pending):
+                    continue
+                # A shard of games_per_shard games, or at the end of a task every game finished
+                # (possibly a few more than the task asked: none is held back or dropped).
+                records = pending if task_complete else pending[: selfplay_cfg.games_per_shard]
                 try:
                     path = replay.add_games(records, writer_id=f"w{worker_id}")
                 except OSError as error:
@@ -130,23 +193,29 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                     where = error.filename or f"a replay shard in {replay.directory}"
                     result_queue.put(("disk_full", worker_id, task.task_id, {"path": str(where), "message": str(error.strerror)}))
                     break
+                pending = pending[len(records):]
                 played += len(records)
+                now = time.perf_counter()
+                evaluations, calls = runner.search.evaluator.take()  # since the last report of either kind
                 result_queue.put(
                     (
                         "shard",
                         worker_id,
                         task.task_id,
                         {
+                            "evaluations": evaluations,
+                            "calls": calls,
                             "path": str(path),
                             "games": len(records),
                             "positions": int(sum(len(r) for r in records)),
-                            "simulations": runner.simulations_run,
-                            "seconds": time.perf_counter() - start,
+                            "simulations": shard_simulations,
+                            "seconds": now - shard_start,
                             "network_id": network_id,
                             "mean_length": float(np.mean([len(r) for r in records])),
                         },
                     )
                 )
+                shard_start, shard_simulations = now, 0
             result_queue.put(("done", worker_id, task.task_id, {}))
     except KeyboardInterrupt:
         pass
@@ -155,8 +224,52 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
         raise
 
 
+class StopFlag:
+    """A stop flag in a one-word shared file: `is_set()` is a memory read. Unlike a
+    multiprocessing.Event it takes no lock, so a worker killed while checking it cannot leave it
+    locked for the others. Picklable (by path)."""
+
+    def __init__(self, path: str, create: bool = False):
+        self.path = str(path)
+        if create:
+            with open(self.path, "wb") as handle:
+                handle.truncate(8)
+        self._word = np.memmap(self.path, dtype=np.int64, mode="r+", shape=(1,))
+
+    @classmethod
+    def create(cls) -> "StopFlag":
+        import uuid
+
+        from alphazero.selfplay.inference_server import PREFIX, _shared_directory
+
+        return cls(str(_shared_directory() / f"{PREFIX}{os.getpid()}-stop-{uuid.uuid4().hex[:8]}"), create=True)
+
+    def __reduce__(self):
+        return (StopFlag, (self.path,))
+
+    def is_set(self) -> bool:
+        return bool(self._word[0])
+
+    def set(self) -> None:
+        self._word[0] = 1
+
+    def unlink(self) -> None:
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
 class WorkerPool:
-    """Starts W worker processes, hands them tasks, restarts any that die."""
+    """Starts W worker processes, hands them tasks, restarts any that die (in `poll`, and from a
+    watchdog thread every WATCHDOG_SECONDS when the training loop is busy elsewhere).
+
+    Every channel a worker uses is its own and is made new when it is restarted (its task queue,
+    its result pipe), or takes no lock (the stop flag, the inference server's shared slots), so
+    a worker or the server killed at any moment cannot wedge the others.
+    """
+
+    WATCHDOG_SECONDS = 0.5
 
     def __init__(self, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, seed: int):
         self.run_dir = run_dir
@@ -167,33 +280,44 @@ class WorkerPool:
         self.server = None
         self.server_handle = None
         if selfplay_cfg.inference_server:
+            from alphazero.selfplay.inference_server import worker_capacity
+
             self.server = InferenceServer(
                 self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
                 threads=max(1, selfplay_cfg.threads_per_worker),
+                capacity=worker_capacity(selfplay_cfg.concurrent_games, mcts_cfg.leaves_per_step),
             )
             self.server_handle = self.server.handle()
-        self.results = self.ctx.Queue()
-        self.stop_event = self.ctx.Event()
+        self.stop_event = StopFlag.create()
         self.processes: list = [None] * selfplay_cfg.workers
         self.task_queues: list = [None] * selfplay_cfg.workers
+        self.readers: list = [None] * selfplay_cfg.workers
         self.current: dict[int, Task | None] = {}
         self.remaining: dict[int, int] = {}  # worker -> games of its task not yet reported
         self.next_task_id = 0
         self.restarts = 0
+        self._lock = threading.RLock()
+        self._held: list[tuple] = []  # messages of dead workers drained by the watchdog
+        self._closing = threading.Event()
         for worker_id in range(selfplay_cfg.workers):
             self._start(worker_id)
+        self._watchdog = threading.Thread(target=self._watch, name="selfplay-watchdog", daemon=True)
+        self._watchdog.start()
 
     def _start(self, worker_id: int) -> None:
         task_queue = self.ctx.Queue()
+        reader, writer = self.ctx.Pipe(duplex=False)
         process = self.ctx.Process(
             target=worker_main,
-            args=(worker_id, self.run_dir, self.selfplay_cfg, self.mcts_cfg, task_queue, self.results, self.stop_event, self.server_handle),
+            args=(worker_id, self.run_dir, self.selfplay_cfg, self.mcts_cfg, task_queue, writer, self.stop_event, self.server_handle),
             name=f"selfplay-{worker_id}",
             daemon=True,
         )
         process.start()
+        writer.close()  # the worker holds the only write end: its death reads as end of file
         self.processes[worker_id] = process
         self.task_queues[worker_id] = task_queue
+        self.readers[worker_id] = reader
         self.current[worker_id] = None
 
     def _task_seed(self) -> int:
@@ -201,39 +325,62 @@ class WorkerPool:
         return int(np.random.SeedSequence([self.seed, self.next_task_id]).generate_state(1)[0])
 
     def assign(self, worker_id: int, games: int) -> None:
-        task = Task(self.next_task_id, games, self._task_seed())
-        self.next_task_id += 1
-        self.current[worker_id] = task
-        self.remaining[worker_id] = games
-        self.task_queues[worker_id].put(task)
+        with self._lock:
+            task = Task(self.next_task_id, games, self._task_seed())
+            self.next_task_id += 1
+            self.current[worker_id] = task
+            self.remaining[worker_id] = games
+            self.task_queues[worker_id].put(task)
 
     def idle_workers(self) -> list[int]:
         return [w for w, task in self.current.items() if task is None]
 
+    def _receive(self, timeout: float) -> list[tuple]:
+        """Every message waiting in the workers' pipes (waiting up to `timeout` for the first)."""
+        from multiprocessing.connection import wait
+
+        readers = [r for r in self.readers if r is not None]
+        messages = []
+        for reader in wait(readers, timeout) if readers else []:
+            try:
+                while reader.poll():
+                    messages.append(reader.recv())
+            except (EOFError, OSError):  # the worker is gone; poll() restarts it with a new pipe
+                reader.close()
+                self.readers[self.readers.index(reader)] = None
+        if not readers:
+            time.sleep(timeout)
+        return messages
+
     def poll(self, timeout: float = 0.5) -> list[tuple]:
         """Collect worker messages; restart dead workers and re-queue the rest of their task."""
+        with self._lock:
+            messages, self._held = self._held + self._receive(timeout), []
+            self._account(messages)
+            if self.server is not None:
+                self.server.ensure_alive()
+            messages.extend(self._restart_dead())
+        return messages
+
+    def _watch(self) -> None:
+        """Restart dead workers even while the training loop does not poll (an arena match, a
+        long training burst); their last messages wait for the next poll()."""
+        while not self._closing.wait(self.WATCHDOG_SECONDS):
+            with self._lock:
+                if not self.stop_event.is_set():
+                    self._held.extend(self._restart_dead())
+
+    def _restart_dead(self) -> list[tuple]:
+        """Restart every dead worker with new channels and the rest of its task; returns the
+        messages it left (already accounted)."""
         messages = []
-        try:
-            messages.append(self.results.get(timeout=timeout))
-            while True:
-                messages.append(self.results.get_nowait())
-        except queue.Empty:
-            pass
-        for kind, worker_id, task_id, payload in messages:
-            task = self.current.get(worker_id)
-            if task is None or task.task_id != task_id:
-                continue
-            if kind == "shard" and task.games:
-                self.remaining[worker_id] -= payload["games"]
-            elif kind == "done":
-                self.current[worker_id] = None
-            elif kind == "error":
-                log.error("self-play worker %d failed:\n%s", worker_id, payload["message"])
-        if self.server is not None:
-            self.server.ensure_alive()
         for worker_id, process in enumerate(self.processes):
             if process.is_alive() or self.stop_event.is_set():
                 continue
+            # Its last messages (shards written before it died) first.
+            last = self._drain(worker_id)
+            self._account(last)
+            messages.extend(last)
             task = self.current.get(worker_id)
             log.warning("self-play worker %d died (exit code %s); restarting it", worker_id, process.exitcode)
             self.restarts += 1
@@ -245,19 +392,50 @@ class WorkerPool:
         return messages
 
     def kill(self) -> None:
-        """Stop every child now (SIGKILL), for a run interrupted at once (a second Ctrl-C): their
-        games in flight are lost, every finished shard is already on disk."""
-        self.stop_event.set()
-        for process in self.processes:
-            if process is not None and process.is_alive():
-                process.kill()
-        if self.server is not None:
-            self.server.kill()
-        for process in self.processes:
-            if process is not None:
-                process.join(2)
+        """Stop every child now (SIGKILL after 0.1 s), for a run interrupted at once (a second
+        Ctrl-C): their games in flight are lost, every finished shard is already on disk."""
+        self.close(timeout=0.0)
+
+    def _account(self, messages) -> None:
+        """Track each worker's task: games reported, task done, errors logged."""
+        for kind, worker_id, task_id, payload in messages:
+            task = self.current.get(worker_id)
+            if task is None or task.task_id != task_id:
+                continue
+            if kind == "shard" and task.games:
+                self.remaining[worker_id] -= payload["games"]
+            elif kind == "done":
+                self.current[worker_id] = None
+            elif kind == "error":
+                log.error("self-play worker %d failed:\n%s", worker_id, payload["message"])
+
+    def _drain(self, worker_id: int) -> list[tuple]:
+        """The messages a dead worker left in its pipe."""
+        reader, messages = self.readers[worker_id], []
+        if reader is None:
+            return messages
+        try:
+            while reader.poll():
+                messages.append(reader.recv())
+        except (EOFError, OSError):
+            pass
+        reader.close()
+        self.readers[worker_id] = None
+        return messages
+
+    def server_stats(self) -> dict | None:
+        """The inference server's counters (calls, positions, busy_seconds), or None without one."""
+        return self.server.stats() if self.server is not None else None
 
     def close(self, timeout: float = 10.0) -> None:
+        """Stop the workers (and the server): they finish the step in hand, then exit; any still
+        alive after `timeout` seconds is killed. Idempotent (after `kill`, the run's own close
+        does nothing)."""
+        if getattr(self, "_closed", False):
+            return
+        self._closed = True
+        self._closing.set()
+        self._watchdog.join(5)
         self.stop_event.set()
         for task_queue in self.task_queues:
             if task_queue is not None:
@@ -270,10 +448,8 @@ class WorkerPool:
                     process.kill()  # it ignores SIGTERM (see leave_stopping_to_the_parent)
                     process.join(2)
         if self.server is not None:
-            self.server.close()
-        # Drain so the queue's feeder thread can exit.
-        try:
-            while True:
-                self.results.get_nowait()
-        except (queue.Empty, OSError, ValueError):
-            pass
+            self.server.close(timeout)
+        for reader in self.readers:
+            if reader is not None:
+                reader.close()
+        self.stop_event.unlink()

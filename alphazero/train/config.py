@@ -37,6 +37,9 @@ class TrainConfig:
     # Samples trained per position generated: steps per iteration = ratio * new positions / batch.
     replay_ratio: float = 4.0
     window_positions: int = 200_000  # replay window: most recent positions sampled from
+    # Shards entirely older than the window are deleted after each iteration (the counters keep
+    # them; see ReplayBuffer.prune), so the run directory stays bounded. true keeps every game.
+    keep_old_shards: bool = False
     min_positions: int = 2000  # no training before the buffer holds this many positions
     value_loss_weight: float = 1.0
     grad_clip: float = 5.0  # 0 disables clipping

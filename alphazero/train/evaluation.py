@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import torch
 
 from alphazero.arena.match import play_match
-from alphazero.arena.players import MCTSPlayer, make_player
-from alphazero.nn.inference import NetworkEvaluator
+from alphazero.arena.players import make_player
+from alphazero.engine.factory import build_player
+from alphazero.mcts.config import MCTSConfig
 from alphazero.train.config import ArenaConfig, EvalConfig
 
 log = logging.getLogger(__name__)
@@ -45,18 +46,16 @@ def torch_threads(threads: int):
         torch.set_num_threads(previous)
 
 
-def _mcts_player(net, simulations: int, threads: int, name: str):
-    evaluator = NetworkEvaluator(net, device="cpu", threads=threads)
-    player = MCTSPlayer(evaluator, simulations=simulations)
-    player.name = name
-    return player
+def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
+         device="cpu") -> GateResult:
+    """Candidate vs best over 2 * cfg.pairs games; promotion at score >= cfg.threshold.
 
-
-def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int) -> GateResult:
-    """Candidate vs best over 2 * cfg.pairs games; promotion at score >= cfg.threshold."""
+    Both search with the run's `mcts` settings (noise off, temperature 0; see
+    `engine.factory.play_config`) at `cfg.simulations`, on `device` (the training GPU when there
+    is one)."""
     with torch_threads(threads):
-        candidate = _mcts_player(candidate_net, cfg.simulations, threads, "candidate")
-        best = _mcts_player(best_net, cfg.simulations, threads, "best")
+        candidate = build_player(candidate_net, mcts, cfg.simulations, device=device, threads=threads, name="candidate")
+        best = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best")
         result = play_match(candidate, best, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
     return GateResult(
         score=result.score,
@@ -79,11 +78,13 @@ def baseline_spec(name: str) -> str | None:
     return name
 
 
-def evaluate_baselines(best_net, cfg: EvalConfig, seed: int, threads: int) -> dict[str, float]:
-    """Score of the best network against each baseline; skipped baselines are logged once."""
+def evaluate_baselines(best_net, cfg: EvalConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
+                       device="cpu") -> dict[str, float]:
+    """Score of the best network against each baseline (the run's `mcts` settings at
+    `cfg.simulations`, noise off, temperature 0, on `device`); skipped baselines are logged once."""
     scores = {}
     with torch_threads(threads):
-        ours = _mcts_player(best_net, cfg.simulations, threads, "best")
+        ours = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best")
         for name in cfg.baselines:
             spec = baseline_spec(name)
             if spec is None:

@@ -34,6 +34,7 @@ from alphazero.faults.hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
 from alphazero.replay.buffer import ReplayBuffer
+from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, PipelineCounters
 from alphazero.selfplay.worker import WorkerPool
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
@@ -201,6 +202,7 @@ class TrainingRun:
         )
 
     def _record_shard(self, payload: dict) -> None:
+        self.pipeline.add_progress(payload)
         self.selfplay_stats["games"] += payload["games"]
         self.selfplay_stats["positions"] += payload["positions"]
         self.selfplay_stats["simulations"] += payload["simulations"]
@@ -238,6 +240,7 @@ class TrainingRun:
                         self._record_shard(payload)
                         bar.update(payload["games"])
                     elif kind == "progress":
+                        self.pipeline.add_progress(payload)
                         moves += payload["moves"]
                         simulations += payload["simulations"]
                         rate = simulations / max(time.perf_counter() - start, 1e-9)
@@ -301,7 +304,8 @@ class TrainingRun:
         candidate.eval()
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads)
+        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads,
+                      mcts=self.cfg.mcts, device=self._arena_device())
         gating = self.cfg.arena.gating
         promote = result.promoted or not gating
         log.info(
@@ -326,12 +330,18 @@ class TrainingRun:
         self.metrics.scalar("elo/best_id", self.state.best_id, self.state.step)
         self.last_promotion = self.state.best_id
 
+    def _arena_device(self):
+        """Gating and evaluation search on the training GPU when there is one (their batches are
+        one position per game in play: small on a CPU, cheap on a GPU), else on the CPU."""
+        return self.device if self.device.type == "cuda" else "cpu"
+
     def evaluate(self) -> None:
         fault_point("arena")
         self.state.last_eval_step = self.state.step
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads)
+        scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads,
+                                    mcts=self.cfg.mcts, device=self._arena_device())
         for name, score in scores.items():
             self.metrics.scalar(f"eval/score_vs_{name.replace(':', '_').replace('=', '')}", score, self.state.step)
         log.info(
@@ -339,6 +349,16 @@ class TrainingRun:
             self.state.best_id, self.cfg.eval.simulations, ", ".join(f"{k} {v:.2f}" for k, v in scores.items()), time.perf_counter() - start,
         )
         self.last_eval = scores
+
+    def _prune_replay(self) -> None:
+        """Delete the shards that left the window (unless `train.keep_old_shards`): the disk stays
+        bounded and the buffer's directory scan short. Runs after `save()`, so a resume never needs
+        a pruned shard: the window it rebuilds lies entirely in the shards kept."""
+        if self.cfg.train.keep_old_shards:
+            return
+        removed = self.replay.prune()
+        if removed:
+            log.debug("replay: pruned %d shards older than the window", len(removed))
 
     def save(self, numbered: bool = False) -> None:
         self.state.seconds = self._elapsed()
@@ -383,27 +403,30 @@ class TrainingRun:
                     self.cfg.selfplay.workers, " and the inference server" if self.cfg.selfplay.inference_server else "",
                 )
                 self.pool = WorkerPool(str(self.run_dir), self.cfg.selfplay, self.cfg.mcts, seed=seed)
+                self.gpu_utilization = GpuUtilization()
+                self.efficiency = _efficiency_gauge(self.cfg, self.net)
                 try:
                     if self.cfg.run.mode == "sync":
                         self._loop_sync(stop)
                     else:
                         self._loop_async(stop)
+                except KeyboardInterrupt:
+                    # Interrupted at once (a second Ctrl-C): the children ignore SIGINT/SIGTERM and
+                    # would finish their shard first; stop them now instead of closing gracefully.
+                    self.pool.kill()
+                    raise
                 except OSError as error:
                     if error.errno == errno.ENOSPC:
                         self.disk_full = error  # no final save: it would fail too; the last latest.pt stands
                     raise
                 finally:
                     self.pool.close()
+                    self.gpu_utilization.close()
                     if self.disk_full is None:
                         self.save()
                     self.metrics.close()
             log.info("stopped at iteration %d, step %d; resume with run.dir=%s run.resume=true", self.state.iteration, self.state.step, self.run_dir)
             return self.state
-        except KeyboardInterrupt:
-            # Interrupted at once: the children ignore SIGINT/SIGTERM and would finish their shard.
-            if self.pool is not None:
-                self.pool.kill()
-            raise
         except OSError as error:
             if error.errno == errno.ENOSPC:
                 raise DiskFullError(error.filename or self.run_dir) from None
@@ -413,6 +436,7 @@ class TrainingRun:
 
     def _new_iteration_stats(self) -> None:
         self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "lengths": [], "start": time.perf_counter()}
+        self.pipeline = PipelineCounters(self.pool)
         self.last_promotion = None
         self.last_eval = None
 
@@ -430,6 +454,7 @@ class TrainingRun:
             if steps and not stop.requested:
                 self.maybe_gate_and_eval()
             self.save()
+            self._prune_replay()
             self._report(selfplay_seconds, steps, train_seconds)
 
     def _loop_async(self, stop: StopRequest) -> None:
@@ -441,6 +466,8 @@ class TrainingRun:
             for kind, _, _, payload in self.pool.poll(timeout=0.2):
                 if kind == "shard":
                     self._record_shard(payload)
+                elif kind == "progress":
+                    self.pipeline.add_progress(payload)
                 elif kind == "disk_full":
                     raise OSError(errno.ENOSPC, payload["message"], payload["path"])
             for worker_id in self.pool.idle_workers():
@@ -450,9 +477,22 @@ class TrainingRun:
             if time.perf_counter() - last_report >= 60:
                 self.state.iteration += 1
                 self.save()
+                self._prune_replay()
                 self._report(time.perf_counter() - self.selfplay_stats["start"], steps, time.perf_counter() - train_start)
                 self._new_iteration_stats()
                 last_report = time.perf_counter()
+
+    def _pipeline_figures(self, selfplay_seconds: float) -> dict:
+        """Mean network batch, pipeline efficiency and GPU utilisation of the last iteration."""
+        figures = self.pipeline.figures(selfplay_seconds)
+        try:
+            efficiency = self.efficiency.efficiency(figures["mean_batch"], figures["evaluations_per_second"])
+        except (RuntimeError, ValueError) as error:  # a figure, never a reason to stop the run
+            log.warning("pipeline efficiency not measured: %s", error)
+            efficiency = None
+        utilization = self.gpu_utilization.mean()
+        self.gpu_utilization.reset()
+        return {"mean_batch": figures["mean_batch"] or None, "pipeline_efficiency": efficiency, "gpu_utilization": utilization}
 
     def _report(self, selfplay_seconds: float, steps: int, train_seconds: float) -> None:
         """The status line, and the per-iteration curves."""
@@ -461,6 +501,7 @@ class TrainingRun:
         positions_per_s = stats["positions"] / max(selfplay_seconds, 1e-9)
         sims_per_s = stats["simulations"] / max(selfplay_seconds, 1e-9)
         mean_length = float(np.mean(stats["lengths"])) if stats["lengths"] else 0.0
+        pipeline = self._pipeline_figures(selfplay_seconds)
         m = self.metrics
         m.scalar("selfplay/games_per_second", games_per_s, s.step)
         m.scalar("selfplay/positions_per_second", positions_per_s, s.step)
@@ -468,6 +509,9 @@ class TrainingRun:
         m.scalar("selfplay/mean_game_length", mean_length, s.step)
         m.scalar("selfplay/games_total", self.replay.total_games, s.step)
         m.scalar("selfplay/worker_restarts", self._worker_restarts(), s.step)
+        for name, value in pipeline.items():
+            if value is not None:
+                m.scalar(f"selfplay/{name}", value, s.step)
         m.scalar("replay/buffer_positions", self.replay.window_size, s.step)
         m.scalar("replay/positions_total", self.replay.total_positions, s.step)
         if steps:
@@ -478,10 +522,37 @@ class TrainingRun:
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
         log.info(
-            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
-            s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s,
+            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
+            s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s, _pipeline_text(pipeline),
             s.step, steps, loss_text, self.replay.window_size, s.best_id, s.best_elo, arena, evaluation, _duration(self._elapsed()),
         )
+
+
+def _efficiency_gauge(cfg: Config, net) -> EfficiencyGauge:
+    """Measures the self-play network alone where self-play evaluates it: the server's (or the
+    workers') device, with the CPU threads their network calls have in all."""
+    selfplay = cfg.selfplay
+    device = resolve_device(selfplay.device)
+    threads = None if device.type != "cpu" else selfplay.threads_per_worker * (1 if selfplay.inference_server else selfplay.workers)
+
+    def snapshot():
+        copy = build_network(cfg.model)
+        copy.load_state_dict(net.state_dict())
+        return copy.eval()
+
+    return EfficiencyGauge(snapshot, device, threads)
+
+
+def _pipeline_text(pipeline: dict) -> str:
+    """' | batch 61 eff 0.42 gpu 48%' for the status line (the parts that are known)."""
+    parts = []
+    if pipeline.get("mean_batch"):
+        parts.append(f"batch {pipeline['mean_batch']:.0f}")
+    if pipeline.get("pipeline_efficiency") is not None:
+        parts.append(f"eff {pipeline['pipeline_efficiency']:.2f}")
+    if pipeline.get("gpu_utilization") is not None:
+        parts.append(f"gpu {pipeline['gpu_utilization']:.0f}%")
+    return " | " + " ".join(parts) if parts else ""
 
 
 def _pool_seed(run_seed: int, iteration: int, games_on_disk: int) -> int:

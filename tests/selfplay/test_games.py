@@ -64,3 +64,38 @@ def test_progress_reporter_sends_moves_and_simulations_since_its_last_report(mon
         ("progress", 1, 7, {"moves": 8, "simulations": 64}),
         ("progress", 1, 7, {"moves": 5, "simulations": 36}),
     ]
+
+
+def test_step_keeps_every_slot_playing_and_loses_or_duplicates_no_game():
+    runner = _runner(slots=6, seed=5, opening_plies=0)
+    moves_per_step, finished = [], []
+    for _ in range(150):  # several generations of games per slot
+        finished.extend(runner.step(on_step=moves_per_step.append))
+    assert moves_per_step == [6] * 150, "a step searched fewer slots than the runner has"
+    assert len(finished) >= 12
+    assert runner.games_started == len(finished) + runner.games_in_play
+    assert runner.games_in_play == 6
+    keys = {(r.start.as_array().tobytes(), r.actions.tobytes()) for r in finished}
+    assert len(keys) == len(finished), "a game was returned twice"
+    plies_in_play = sum(len(slot.actions) for slot in runner._slots)
+    assert sum(len(r) for r in finished) + plies_in_play == sum(moves_per_step)
+
+
+def test_games_in_play_continue_at_the_next_step_after_a_pause():
+    runner = _runner(slots=4, seed=9, opening_plies=0)
+    for _ in range(5):
+        runner.step()
+    lengths = [len(slot.actions) for slot in runner._slots]
+    runner.step()
+    assert [len(slot.actions) for slot in runner._slots] == [n + 1 for n in lengths]
+
+
+def test_play_refuses_to_start_over_games_in_play():
+    runner = _runner(slots=2)
+    runner.step()
+    try:
+        runner.play(2)
+    except ValueError as error:
+        assert "still in play" in str(error)
+    else:
+        raise AssertionError("play() started over games still in play")

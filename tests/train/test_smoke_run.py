@@ -14,7 +14,9 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     run_training(run_dir)
 
     replay = ReplayBuffer(run_dir / "replay", window_positions=10_000)
-    assert replay.total_games == 3 * 8  # 3 iterations x games_per_iteration
+    # 3 iterations x games_per_iteration; a task's last shard also holds the games that ended in
+    # the same search step as its last one (the worker keeps no finished game back)
+    assert 3 * 8 <= replay.total_games <= 3 * (8 + 8)
     state = latest_state(run_dir)
     assert state["iteration"] == 3
     assert state["step"] > 0
@@ -39,7 +41,7 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     resumed = latest_state(run_dir)
     assert resumed["iteration"] == 4
     assert resumed["step"] > state["step"]
-    assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games == 4 * 8
+    assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games >= 4 * 8
     assert "resumed" in (run_dir / "log.txt").read_text()
 
 
@@ -55,3 +57,11 @@ def test_without_gating_every_candidate_becomes_best_and_still_gets_an_elo_step(
     assert len(elo_steps) == state["gates"]
     # the ladder adds each measured step, losses included (a gate would never add a negative one)
     assert abs(state["best_elo"] - sum(min(max(v, -400.0), 400.0) for v in elo_steps)) < 1e-3
+
+
+def test_smoke_run_with_the_inference_server_end_to_end(tmp_path):
+    run_dir = tmp_path / "run"
+    run_training(run_dir, "selfplay.inference_server=true", "selfplay.workers=2", "run.max_iterations=1", "eval.every_steps=0")
+    assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games >= 8
+    assert latest_state(run_dir)["iteration"] == 1
+    assert "iter 1" in (run_dir / "log.txt").read_text()

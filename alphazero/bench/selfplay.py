@@ -1,0 +1,158 @@
+"""`python -m alphazero.bench selfplay`: the real self-play pipeline's speed.
+
+    python -m alphazero.bench selfplay --preset cpu --seconds 60
+    python -m alphazero.bench selfplay --preset gpu --device cuda --seconds 120 --workers 12
+
+Starts the preset's workers (and inference server, where the preset uses one) exactly as a
+training run does, on a network of the preset's model with random weights, lets them play until
+every worker has reported twice and `--warmup` seconds have passed (process start, numba
+compilation, CUDA context), then measures for `--seconds`. One JSON line:
+
+  positions_per_second, simulations_per_second   moves played and simulations searched
+  pipeline_evals_per_second, mean_batch          positions the network evaluated and per call
+                                                 (the server's batches when there is a server)
+  network_only_evals_per_second                  the same network alone, in this process, at
+                                                 the pipeline's mean batch (best of 3 windows)
+  pipeline_efficiency                            pipeline / network-only evaluations per second
+  gpu_utilization                                mean of nvidia-smi samples in the window (null
+                                                 without nvidia-smi)
+  device, preset, workers, concurrent_games, simulations, inference_server, seconds
+
+Positions and simulations come from the workers' progress reports (every 2 s each), so a window
+of a few seconds is noisy: use 30 s or more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
+PRESETS = ("cpu", "gpu", "smoke")
+
+
+def load_preset(preset: str, overrides=()):
+    """The typed Config of `experiment=<preset>` plus overrides (as the training entry point)."""
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from alphazero.config import register_configs, to_typed
+
+    register_configs()
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(CONF_DIR), version_base=None):
+        raw = compose(config_name="config", overrides=[f"experiment={preset}", "run.dir=/tmp/unused", *overrides])
+    return to_typed(raw)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m alphazero.bench selfplay", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--preset", choices=PRESETS, default="cpu")
+    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or auto (default: the preset's selfplay.device)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured window (default 60)")
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds played after every worker reported, before measuring (default 10)")
+    parser.add_argument("--workers", type=int, default=None, help="self-play workers (default: the preset's)")
+    parser.add_argument("--inference-server", choices=("preset", "on", "off"), default="preset")
+    parser.add_argument("--network-seconds", type=float, default=3.0, help="time to measure the network alone (default 3)")
+    parser.add_argument("--keep-dir", action="store_true", help="keep the temporary run directory")
+    parser.add_argument("overrides", nargs="*", help="further config overrides, e.g. mcts.simulations=100 selfplay.server_wait_ms=2")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.warmup < 0:
+        parser.error("--seconds must be > 0 and --warmup >= 0")
+
+    import torch
+
+    from alphazero.nn.checkpoint import build_network
+    from alphazero.nn.inference import resolve_device
+    from alphazero.selfplay.throughput import GpuUtilization, PipelineCounters, network_evals_per_second
+    from alphazero.selfplay.worker import WorkerPool
+    from alphazero.train import checkpoints
+
+    overrides = list(args.overrides)
+    if args.workers is not None:
+        overrides.append(f"selfplay.workers={args.workers}")
+    if args.inference_server != "preset":
+        overrides.append(f"selfplay.inference_server={'true' if args.inference_server == 'on' else 'false'}")
+    cfg = load_preset(args.preset, overrides)
+    device = resolve_device(args.device or cfg.selfplay.device)
+    selfplay_cfg = dataclasses.replace(cfg.selfplay, device=str(device))
+
+    run_dir = Path(tempfile.mkdtemp(prefix="alphazero-bench-selfplay-"))
+    torch.manual_seed(0)
+    net = build_network(cfg.model)
+    net.eval()
+    checkpoints.publish_best(run_dir, net, 0, 0.0, 0)
+    gpu = GpuUtilization()
+    pool = WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
+    try:
+        for worker_id in range(selfplay_cfg.workers):
+            pool.assign(worker_id, 0)
+        reports = {w: 0 for w in range(selfplay_cfg.workers)}
+        started = time.perf_counter()
+        while min(reports.values()) < 2:
+            if time.perf_counter() - started > 600:
+                raise RuntimeError(f"workers did not all start playing within 600 s (progress reports: {reports})")
+            for kind, worker_id, _, payload in pool.poll(timeout=0.5):
+                if kind == "progress":
+                    reports[worker_id] += 1
+                elif kind == "error":
+                    raise RuntimeError(f"self-play worker {worker_id} failed:\n{payload['message']}")
+        warm_until = time.perf_counter() + args.warmup
+        while time.perf_counter() < warm_until:
+            pool.poll(timeout=0.5)
+        counters = PipelineCounters(pool)
+        gpu.reset()
+        moves = simulations = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < args.seconds:
+            for kind, _, _, payload in pool.poll(timeout=0.5):
+                if kind in ("progress", "shard"):  # both carry the network calls since the last report
+                    counters.add_progress(payload)
+                if kind == "progress":
+                    moves += payload["moves"]
+                    simulations += payload["simulations"]
+        seconds = time.perf_counter() - start
+        figures = counters.figures()
+        gpu_utilization = gpu.mean()
+        restarts = pool.restarts + (pool.server.restarts if pool.server is not None else 0)
+    finally:
+        pool.close()
+        gpu.close()
+        if not args.keep_dir:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+    mean_batch = figures["mean_batch"]
+    pipeline_rate = figures["evaluations_per_second"]
+    # The network alone, at the batch the pipeline's network calls actually had. On a CPU it gets
+    # the threads the workers' (or the server's) network calls had in all.
+    threads = None
+    if device.type == "cpu":
+        threads = selfplay_cfg.threads_per_worker * (1 if selfplay_cfg.inference_server else selfplay_cfg.workers)
+    network_rate = network_evals_per_second(net, device, mean_batch or 1, seconds=args.network_seconds, threads=threads)
+    return {
+        "benchmark": "selfplay",
+        "preset": args.preset,
+        "device": str(device),
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+        "workers": selfplay_cfg.workers,
+        "concurrent_games": selfplay_cfg.concurrent_games,
+        "simulations": cfg.mcts.simulations,
+        "leaves_per_step": cfg.mcts.leaves_per_step,
+        "model": f"{cfg.model.blocks}x{cfg.model.channels}",
+        "inference_server": selfplay_cfg.inference_server,
+        "seconds": round(seconds, 1),
+        "positions_per_second": round(moves / seconds, 1),
+        "simulations_per_second": round(simulations / seconds),
+        "pipeline_evals_per_second": round(pipeline_rate),
+        "mean_batch": round(mean_batch, 1),
+        "network_only_evals_per_second": round(network_rate),
+        "pipeline_efficiency": round(pipeline_rate / network_rate, 3) if network_rate else None,
+        "gpu_utilization": None if gpu_utilization is None else round(gpu_utilization, 1),
+        "process_restarts": restarts,
+        "command": " ".join(["python -m alphazero.bench selfplay", *sys.argv[2:]]) if len(sys.argv) > 1 else None,
+    }

@@ -1,0 +1,1 @@
+"""Building what plays with a network: evaluator, search and player (see `factory`)."""

@@ -1,0 +1,73 @@
+"""The one way to build a network's evaluator, a self-play search and a playing MCTS player.
+
+Self-play, gating, baseline evaluation, the arena, `play` and GTP all build their search from a
+network, the run's `mcts` settings and a device here, so no caller can end up with the default
+search settings on the wrong device by building its own (the gate once did: MCTSConfig()
+defaults on the CPU while the run searched otherwise on a GPU).
+
+- `build_evaluator(network, device, threads)`: the network (a module or a checkpoint path) behind
+  the Evaluator protocol on `device`.
+- `build_search(mcts, evaluator, num_games, seed)`: self-play's BatchedSearch, the run's settings
+  as they are (root noise, temperature schedule, tree reuse).
+- `play_config(mcts, simulations)`: the same settings for playing to win: no root noise,
+  temperature 0, no tree reuse between calls (the arena searches positions of many games).
+- `build_player(network, mcts, device, ...)`: an arena `MCTSPlayer` on `play_config`.
+
+This package sits between `nn`/`mcts` and the stages that use them (selfplay, train, arena,
+play, gtp); `build_player` imports the arena's player class when called.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from alphazero.mcts.config import MCTSConfig
+
+
+def build_evaluator(network, device="auto", threads: int | None = None):
+    """A NetworkEvaluator on `device` for `network`: an AlphaZeroNet, or a checkpoint path
+    (loaded weights-only). `threads`: torch CPU threads (process-wide), None keeps torch's."""
+    from alphazero.nn.inference import NetworkEvaluator
+
+    if isinstance(network, (str, os.PathLike)):
+        from alphazero.nn.checkpoint import load_network
+
+        if not os.path.exists(network):
+            raise FileNotFoundError(f"checkpoint {network} does not exist")
+        network = load_network(network)
+    return NetworkEvaluator(network, device=device, threads=threads)
+
+
+def build_search(mcts: MCTSConfig, evaluator, num_games: int, seed: int = 0):
+    """Self-play's batched search over `num_games` games with the run's settings unchanged."""
+    from alphazero.mcts.search import BatchedSearch
+
+    return BatchedSearch(mcts, evaluator, num_games, seed=seed)
+
+
+def play_config(mcts: MCTSConfig | None = None, simulations: int | None = None) -> MCTSConfig:
+    """The run's search settings for playing to win: the run's c_puct, FPU, leaves per step,
+    virtual loss and solver, with no root noise, temperature 0 and no tree reuse."""
+    mcts = mcts or MCTSConfig()
+    return dataclasses.replace(
+        mcts,
+        simulations=mcts.simulations if simulations is None else simulations,
+        noise_fraction=0.0,
+        temperature=0.0,
+        temperature_plies=0,
+        tree_reuse=False,
+    )
+
+
+def build_player(network, mcts: MCTSConfig | None = None, simulations: int | None = None, device="auto",
+                 threads: int | None = None, name: str | None = None, seed: int = 0):
+    """An arena MCTSPlayer on `network` (module or checkpoint path) with `play_config(mcts,
+    simulations)` on `device`. simulations=0 plays the raw policy."""
+    from alphazero.arena.players import MCTSPlayer
+
+    evaluator = build_evaluator(network, device=device, threads=threads)
+    if simulations == 0:  # the raw policy: no search, so no search settings
+        return MCTSPlayer(evaluator, simulations=0, name=name, seed=seed)
+    config = play_config(mcts, simulations)
+    return MCTSPlayer(evaluator, simulations=config.simulations, config=config, name=name, seed=seed)
