@@ -66,9 +66,12 @@ def main(argv=None) -> int:
         total_seconds += solution.seconds
         rate = solution.nodes / solution.seconds if solution.seconds > 0 else 0.0
         label = f"line {position.line}" if args.obf else "board"
-        kind = "outcome" if args.wld else "score"
+        if args.wld:  # the search's value is only a bound beyond the sign: print the outcome
+            result = "outcome " + ("win" if solution.score > 0 else "loss" if solution.score < 0 else "draw")
+        else:
+            result = f"score {solution.score:+d}"
         text = (
-            f"{label}: best {_move_text(solution.best_move)} {kind} {solution.score:+d} "
+            f"{label}: best {_move_text(solution.best_move)} {result} "
             f"nodes {solution.nodes} seconds {solution.seconds:.3f} nodes/s {rate:,.0f}"
         )
         problem = check_result(position, solution.best_move, solution.score, args.wld) if args.obf else None

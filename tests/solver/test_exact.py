@@ -9,7 +9,7 @@ from alphazero.othello import bitboard as bb
 from alphazero.solver.solver import Solver
 from tests.solver.reference import child, minimax, random_position
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(min_value=0, max_value=2**32 - 1)
 # Mostly small endgames (the last-1/2/3 kernels and the shallow search), some up to 10 empties
 # (the deep search with its table and sorting above 7).
@@ -46,7 +46,7 @@ def test_best_move_reaches_the_exact_score(solver, seed, n_empty):
         assert -minimax(*child(player, opponent, solution.best_move), memo) == solution.score
 
 
-@settings(SETTINGS, max_examples=100)
+@settings(SETTINGS, max_examples=80)
 @given(seed=seeds, n_empty=empties)
 def test_wld_has_the_sign_of_the_exact_score(solver, seed, n_empty):
     player, opponent = random_position(seed, n_empty)

@@ -95,4 +95,4 @@ def test_cli_solves_one_board_in_wld_mode():
     board = FFORUM_1_19.read_text().splitlines()[0].split(";")[0]
     result = _solve("--board", board, "--wld")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("board: best ") and " outcome +" in result.stdout
+    assert result.stdout.startswith("board: best ") and " outcome win nodes " in result.stdout  # FForum #1: +18
