@@ -174,6 +174,13 @@ class MCTSPlayer(Player):
         if not os.path.exists(path):
             raise FileNotFoundError(f"checkpoint {path} does not exist")
         network = load_network(path)
+        if network.cfg.needs_history:  # a warm-start zoo network that reads the game's moves
+            from alphazero.arena.history_player import HistoryPolicyPlayer
+            from alphazero.nn.config import require_board_only
+
+            if simulations > 0:
+                require_board_only(network.cfg, f"MCTS (simulations={simulations}; only simulations=0 plays its raw policy)")
+            return HistoryPolicyPlayer(network, device=device, name=name or f"policy({os.path.basename(str(path))})", threads=threads)
         evaluator = NetworkEvaluator(network, device=device, threads=threads)
         label = name or f"mcts({os.path.basename(str(path))},simulations={simulations})"
         return cls(evaluator, simulations=simulations, config=config, name=label)

@@ -94,3 +94,18 @@ def test_pretrain_command_line_takes_a_zoo_model_and_the_random5_split(workspace
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert load_checkpoint(tmp_path / "cli" / "checkpoints" / "best.pt").model_config == model_preset("seed_cnn_rnn")
+
+
+def test_accuracy_bench_scores_a_history_network_on_both_splits(workspace, tmp_path):
+    import torch
+
+    from alphazero.bench import accuracy
+    from alphazero.nn.checkpoint import build_network, save_checkpoint
+
+    torch.manual_seed(0)
+    path = save_checkpoint(tmp_path / "rnn.pt", build_network(model_preset("seed_cnn_rnn")))
+    by_year = accuracy.main(["--checkpoint", str(path), "--data", str(workspace / "wthor"), "--years", str(VALIDATION_YEAR)])
+    assert by_year["split"] == "year" and by_year["positions"] > 0 and by_year["parameters"] > 0
+    random5 = accuracy.main(["--checkpoint", str(path), "--data", str(workspace / "wthor"), "--split", "random5", "--dataset-dir", str(tmp_path / "r5")])
+    dataset = ensure_dataset(workspace / "wthor", tmp_path / "r5", DatasetOptions(split="random5"), progress=False)
+    assert random5["split"] == "random5" and random5["positions"] == len(dataset.validation)
