@@ -113,6 +113,22 @@ def build_datasets(args) -> dict:
     return out
 
 
+def warm_numba_caches() -> None:
+    """Compile (or load) the numba kernels the runs use once here, so that the runs starting
+    together load them from numba's cache instead of all compiling them at once."""
+    import numpy as np
+
+    from alphazero.nn.encoding import encode_positions_and_mask
+    from alphazero.othello.bitboard import START_BLACK, START_WHITE
+    from alphazero.othello.history import history_windows
+    from alphazero.othello.symmetry import transform_positions
+
+    positions = np.array([[START_BLACK, START_WHITE]], dtype=np.uint64)
+    encode_positions_and_mask(positions)
+    transform_positions(positions, np.zeros(1, dtype=np.int64))
+    history_windows(np.zeros((1, 4), dtype=np.uint8), np.zeros(1, dtype=np.int32), np.ones(1, dtype=np.uint8), 2)
+
+
 def run_command(args, split: str, model: str, dataset_dir: Path, train_rows: int, run_dir: Path, cap_minutes: float) -> list[str]:
     steps = math.ceil(args.samples / args.batch_size)
     epochs = max(1, math.ceil(steps * args.batch_size / train_rows))
@@ -254,6 +270,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     log(f"output {out}; models {' '.join(args.models)}; splits {' '.join(args.splits)}; device {args.device}")
     datasets = build_datasets(args)
+    warm_numba_caches()
     codes = train_all(args, datasets, out, deadline)
     rows = []
     for split in args.splits:
