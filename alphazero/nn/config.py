@@ -145,7 +145,7 @@ def require_board_only(cfg: ModelConfig, use: str) -> None:
     (MCTS leaves, self-play, play, GTP): `use` names the place, e.g. "MCTS"."""
     if cfg.needs_history:
         raise ValueError(
-            f"model arch {cfg.arch} reads the game's last {cfg.history} moves, which {use} does not have: "
+            f"model arch {cfg.arch} reads the game's last {cfg.history} moves, which {use} cannot provide: "
             f"use it for accuracy (python -m alphazero.bench accuracy) or raw-policy play (mcts:checkpoint=PATH,simulations=0) only"
         )
 

@@ -134,3 +134,15 @@ def test_history_window_pads_before_the_first_move_and_keeps_the_last_actions():
     assert history_window([], 3).tolist() == [HISTORY_PAD] * 3
     assert history_window([37, 43], 3).tolist() == [HISTORY_PAD, 37, 43]
     assert history_window([1, 2, PASS, 4], 3).tolist() == [2, PASS, 4]
+
+
+def test_train_command_line_refuses_the_history_network_in_one_line(tmp_path):
+    from alphazero.config import register_configs
+    from alphazero.train.__main__ import CONF_DIR
+    from alphazero.train.startup import StartRefused, check_command_line
+
+    register_configs()
+    with pytest.raises(StartRefused, match="seed_cnn_rnn reads the game's last 16 moves, which self-play and MCTS cannot provide") as error:
+        check_command_line([f"run.dir={tmp_path / 'run'}", "model=seed_cnn_rnn"], CONF_DIR)
+    assert "\n" not in str(error.value)
+    assert not (tmp_path / "run").exists()
