@@ -48,3 +48,11 @@ def test_history_player_reads_the_games_moves(zoo_checkpoints):
     assert moves[0] in (19, 26, 37, 44) and after.is_legal(moves[1])
     with pytest.raises(ValueError, match="needs each game's move history"):
         player.select_moves([start])
+
+
+def test_play_and_gtp_refuse_the_history_network_in_one_line(zoo_checkpoints):
+    from alphazero.play.choosers import NoAIError, network_chooser
+
+    with pytest.raises(NoAIError, match="play and GTP") as error:
+        network_chooser(zoo_checkpoints["seed_cnn_rnn"])
+    assert "\n" not in str(error.value)
