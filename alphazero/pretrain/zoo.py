@@ -90,6 +90,17 @@ def parse_args(argv):
     return args
 
 
+REQUIRED_MODULES = ("numpy", "numba", "torch", "hydra", "omegaconf", "tqdm", "tensorboard")
+
+
+def missing_modules() -> list[str]:
+    """Modules every run needs that this Python cannot import (checked before anything starts, so
+    a machine without one says so in one line instead of failing eight runs)."""
+    import importlib.util
+
+    return [name for name in REQUIRED_MODULES if importlib.util.find_spec(name) is None]
+
+
 def log(message: str) -> None:
     print(f"[zoo {time.strftime('%H:%M:%S')}] {message}", flush=True)
 
@@ -264,6 +275,10 @@ def summary_markdown(rows: list[dict], args) -> str:
 
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    missing = missing_modules()
+    if missing:
+        print(f"error: this Python lacks {', '.join(missing)}, which the pretraining runs import; install them (pip install {' '.join(missing)})", file=sys.stderr)
+        return 2
     started = time.monotonic()
     deadline = started + args.minutes * 60
     out = Path(args.out).resolve()
