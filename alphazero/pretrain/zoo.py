@@ -118,7 +118,12 @@ def build_datasets(args) -> dict:
     for split in args.splits:
         settings = pretrain_settings(args, split)
         start = time.perf_counter()
-        dataset = ensure_dataset(settings.resolved_wthor_dir(), settings.resolved_dataset_dir(), settings.dataset_options(), progress=False)
+        try:
+            dataset = ensure_dataset(settings.resolved_wthor_dir(), settings.resolved_dataset_dir(), settings.dataset_options(), progress=False)
+        except Exception as error:  # this split's runs are then reported as not run; the other split goes on
+            log(f"dataset {split} failed: {type(error).__name__}: {error}")
+            traceback.print_exc()
+            continue
         out[split] = (settings.resolved_dataset_dir(), len(dataset.train))
         log(f"dataset {split}: {len(dataset.train):,} training / {len(dataset.validation):,} test rows in {settings.resolved_dataset_dir()} ({time.perf_counter() - start:.0f}s)")
     return out
@@ -161,7 +166,7 @@ def train_all(args, datasets: dict, out: Path, deadline: float) -> dict:
     """Start every run, wait for all (SIGTERM past the cap plus grace); {(split, model): rc}."""
     cap_minutes = max(0.5, (deadline - time.monotonic()) / 60 - EVAL_RESERVE_MINUTES)
     running = {}
-    for split in args.splits:
+    for split in datasets:
         dataset_dir, train_rows = datasets[split]
         for model in args.models:
             run_dir = out / "runs" / split / model
@@ -173,7 +178,13 @@ def train_all(args, datasets: dict, out: Path, deadline: float) -> dict:
             (run_dir / "command.txt").write_text(" ".join(command) + "\n")
             handle = open(run_dir / "stdout.txt", "w")
             env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
-            running[(split, model)] = (subprocess.Popen(command, cwd=REPO_ROOT, stdout=handle, stderr=subprocess.STDOUT, env=env, start_new_session=True), handle)
+            try:
+                process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=handle, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+            except OSError as error:
+                log(f"{split}/{model}: could not start: {error}")
+                handle.close()
+                continue
+            running[(split, model)] = (process, handle)
     log(f"started {len(running)} runs, {args.samples:,} samples each (batch {args.batch_size}), wall-clock cap {cap_minutes:.1f} min")
     hard_stop = time.monotonic() + cap_minutes * 60 + KILL_GRACE_SECONDS
     codes, stopped = {}, False
@@ -290,6 +301,9 @@ def main(argv=None) -> int:
     rows = []
     for split in args.splits:
         for model in args.models:
+            if split not in datasets:
+                rows.append({"split": split, "model": model, "error": "its dataset could not be built (see the log above)", "exit_code": "not run"})
+                continue
             row = export_and_score(args, split, model, datasets, out)
             row["exit_code"] = codes.get((split, model), "not run")
             rows.append(row)
