@@ -182,8 +182,19 @@ class MCTSPlayer(Player):
         `threads` for its network calls, torch's default when None). `endgame` sets
         `MCTSConfig.endgame_solve_empties` (None: the default; 0: off)."""
         from alphazero.engine.factory import build_evaluator
+        from alphazero.nn.checkpoint import load_network
 
-        evaluator = build_evaluator(path, device=device, threads=threads)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"checkpoint {path} does not exist")
+        network = load_network(path)
+        if network.cfg.needs_history:  # a warm-start zoo network that reads the game's moves
+            from alphazero.arena.history_player import HistoryPolicyPlayer
+            from alphazero.nn.config import require_board_only
+
+            if simulations > 0:
+                require_board_only(network.cfg, f"MCTS (simulations={simulations}; only simulations=0 plays its raw policy)")
+            return HistoryPolicyPlayer(network, device=device, name=name or f"policy({os.path.basename(str(path))})", threads=threads)
+        evaluator = build_evaluator(network, device=device, threads=threads)
         extra = "" if endgame is None else f",endgame={endgame}"
         label = name or f"mcts({os.path.basename(str(path))},simulations={simulations}{extra})"
         return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label)

@@ -1,4 +1,11 @@
-"""`python -m alphazero.bench network [--preset small] [--threads 2]`: network speed on this machine.
+"""`python -m alphazero.bench network [--preset small | --checkpoint PATH] [--threads 2]`: network
+speed on this machine.
+
+`--preset` takes any model preset, the warm-start zoo's included; `--checkpoint` measures the
+network a checkpoint holds (its architecture; the speed does not depend on the weights).
+A network that reads the game's history (seed_cnn_rnn) cannot go through `NetworkEvaluator` (MCTS
+has no history): it is timed as encoding + forward with a random 16-move history + masked
+softmax under inference mode, the work its raw-policy player does per position.
 
 Reports evaluations per second through `NetworkEvaluator` (encoding, forward, masked softmax, all
 included) at batch 1, 64 and 256, and training samples per second at batch 256 (forward, policy
@@ -19,10 +26,12 @@ import time
 import numpy as np
 import torch
 
+from alphazero.nn.checkpoint import build_network, load_checkpoint
 from alphazero.nn.config import PRESET_NAMES, model_preset
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import NetworkEvaluator, resolve_device
-from alphazero.nn.model import AlphaZeroNet, count_parameters, policy_cross_entropy
+from alphazero.nn.model import count_parameters, masked_softmax, policy_cross_entropy
+from alphazero.othello.history import HISTORY_TOKENS
 from alphazero.othello.bitboard import START_BLACK, START_WHITE, legal_moves, make_move, squares_of
 
 INFERENCE_BATCHES = (1, 64, 256)
@@ -73,9 +82,28 @@ def _rate(function, items_per_call, repeats, window_seconds, clock):
     return round(items_per_call * calls / times[0]), round(items_per_call * calls / times[len(times) // 2])
 
 
+def random_history(net, count: int, device) -> torch.Tensor | None:
+    """int64[count, K] random previous actions for a history-reading network, else None."""
+    if not net.cfg.needs_history:
+        return None
+    return torch.randint(0, HISTORY_TOKENS, (count, net.cfg.history), generator=torch.Generator().manual_seed(0)).to(device)
+
+
 def measure_inference(net, positions, batch, device, repeats, window_seconds, cpu_kernels, clock):
-    evaluator = NetworkEvaluator(net, device=device, cpu_kernels=cpu_kernels)
     batch_positions = positions[:batch]
+    if net.cfg.needs_history:
+        history = random_history(net, batch, device)
+        model = net.to(device).eval()
+
+        def call():
+            planes, legal = encode_positions_and_mask(batch_positions)
+            with torch.inference_mode():
+                logits, values = model(torch.from_numpy(planes).to(device), history)
+                masked_softmax(logits.float().cpu(), torch.from_numpy(legal))
+                values.float().cpu()
+
+        return _rate(call, batch, repeats, window_seconds, clock)
+    evaluator = NetworkEvaluator(net, device=device, cpu_kernels=cpu_kernels)
     return _rate(lambda: evaluator(batch_positions), batch, repeats, window_seconds, clock)
 
 
@@ -94,9 +122,10 @@ def measure_training(net, positions, device, repeats, window_seconds, channels_l
     if channels_last:
         net = net.to(memory_format=torch.channels_last)
     optimizer = torch.optim.SGD(net.parameters(), lr=1e-3, momentum=0.9, weight_decay=1e-4)
+    history = random_history(net, TRAIN_BATCH, device)
 
     def step():
-        logits, value = net(planes)
+        logits, value = net(planes, history) if history is not None else net(planes)
         loss = policy_cross_entropy(logits, target, legal_mask) + torch.nn.functional.mse_loss(value, value_target)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -110,6 +139,7 @@ def measure_training(net, positions, device, repeats, window_seconds, channels_l
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench network")
     parser.add_argument("--preset", default="small", choices=PRESET_NAMES)
+    parser.add_argument("--checkpoint", help="measure the architecture stored in this checkpoint instead of --preset")
     parser.add_argument("--blocks", type=int, help="override the preset's residual blocks")
     parser.add_argument("--channels", type=int, help="override the preset's channels")
     parser.add_argument("--threads", type=int, default=2)
@@ -132,16 +162,18 @@ def main(argv):
     clock = CLOCKS[args.clock]
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    cfg = model_preset(args.preset)
+    cfg = load_checkpoint(args.checkpoint).model_config if args.checkpoint else model_preset(args.preset)
     overrides = {k: v for k, v in (("blocks", args.blocks), ("channels", args.channels)) if v is not None}
     if overrides:
         cfg = dataclasses.replace(cfg, **overrides)
     device = resolve_device(args.device)
-    net = AlphaZeroNet(cfg)
+    net = build_network(cfg)
     positions = random_positions(max(INFERENCE_BATCHES + (TRAIN_BATCH,)), seed=1)
 
     result = {
-        "preset": args.preset,
+        "preset": None if args.checkpoint else args.preset,
+        **({"checkpoint": args.checkpoint} if args.checkpoint else {}),
+        "arch": cfg.arch,
         "blocks": cfg.blocks,
         "channels": cfg.channels,
         "global_pooling": cfg.global_pooling,

@@ -11,14 +11,26 @@ usable and how unfinished games are treated: their outcome is the recorded score
   margins    float32[N]    final disc margin from the side to move's view / 64, in [-1, 1]
                            (empties to the winner; the mean over merged occurrences with `dedup`)
   counts     uint32[N]     how many game positions the row stands for (1 without `dedup`)
+  game       int32[N]      the row's game: a row of `game_actions.npy` (with `dedup`: of its first
+                           occurrence in database order)
+  ply        uint8[N]      index of the row's decision in that game's actions
+
+and, shared by the splits, `game_actions.npy` uint8[G, MAX_PLIES]: every game of the database
+with explicit passes (64), 255 after its end. `history(split, rows, K)` turns (game, ply) into the
+previous K actions that history-reading networks (model=seed_cnn_rnn) take; 5 bytes a row and
+7 MB for the table, so it is always built.
 
 Decisions made here, on purpose:
 - Forced passes are skipped: the side to move had no choice, so there is no move to predict.
 - One orientation is stored. Symmetry augmentation (the 8 board symmetries) is applied by the
   trainer at sampling time (`alphazero.othello.symmetry`), which keeps the files 8x smaller and
   lets every epoch see fresh orientations.
-- Train and validation are split by year (default: 2018 validates, everything else trains), so
-  validation games are never seen in training, though common opening positions occur in both.
+- Train and validation are split by year (`split="year"`, default: 2018 validates, everything
+  else trains), so validation games are never seen in training, though common opening positions
+  occur in both. `split="random5"` is the protocol of Liskowski et al. 2018 as we read it:
+  de-duplicate over the whole database (`dedup` implied: one row per (position, move)), then hold
+  out a random 5% of the distinct positions (seed `split_seed`), all rows of a held-out position
+  together, so no position is in both splits. Identity is exact, not up to symmetry.
 - `dedup` merges identical (position, move) rows within a split (exact match, not up to
   symmetry), averaging their outcomes and margins and recording the count.
 - `winner_moves_only` keeps the moves of the side that did not lose (a draw keeps both sides).
@@ -44,19 +56,28 @@ from numba import njit
 from alphazero.atomic import write_atomic
 from alphazero.data.wthor import WthorReplay, read_wthor_directory, replay_database, wtb_paths
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, make_move
+from alphazero.othello.history import history_windows
 
 FORMAT = "alphazero-wthor-supervised"
-VERSION = 1
+VERSION = 2  # 2: game/ply per row and game_actions.npy (the move history); 1 is read without them
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
 SPLITS = ("train", "validation")
+SPLIT_KINDS = ("year", "random5")
+RANDOM_HOLDOUT = 0.05
 MARGIN_SCALE = 64.0
+GAME_ACTIONS = "game_actions.npy"
+NO_ACTION = 255  # game_actions after a game's end
 ARRAY_DTYPES = {
     "positions": np.uint64,
     "moves": np.uint8,
     "values": np.float32,
     "margins": np.float32,
     "counts": np.uint32,
+    "game": np.int32,
+    "ply": np.uint8,
 }
+HISTORY_ARRAYS = ("game", "ply")  # absent from version-1 datasets
 
 
 @dataclass(frozen=True)
@@ -68,6 +89,9 @@ class DatasetOptions:
     winner_moves_only:  keep only the moves of the side that did not lose (draws keep both).
     dedup:              merge identical (position, move) rows within each split.
     include_unfinished: keep usable games that stop before the end (outcome = recorded score).
+    split:              "year" (validation_years validate) or "random5" (module doc; implies
+                        dedup, ignores validation_years).
+    split_seed:         the seed of the random5 hold-out.
     """
 
     years: tuple[int, ...] | None = None
@@ -75,8 +99,14 @@ class DatasetOptions:
     winner_moves_only: bool = False
     dedup: bool = False
     include_unfinished: bool = True
+    split: str = "year"
+    split_seed: int = 0
 
     def __post_init__(self):
+        if self.split not in SPLIT_KINDS:
+            raise ValueError(f"dataset split must be one of {', '.join(SPLIT_KINDS)}, got {self.split!r}")
+        if self.split == "random5":
+            object.__setattr__(self, "dedup", True)
         # Normalise so that options compare equal to their manifest (JSON) form.
         if self.years is not None:
             object.__setattr__(self, "years", tuple(sorted(int(y) for y in self.years)))
@@ -98,9 +128,19 @@ class SupervisedSplit:
     values: np.ndarray
     margins: np.ndarray
     counts: np.ndarray
+    game: np.ndarray | None = None  # None in a version-1 dataset
+    ply: np.ndarray | None = None
+    game_actions: np.ndarray | None = None  # the dataset's shared table
 
     def __len__(self) -> int:
         return len(self.moves)
+
+    def history(self, rows: np.ndarray, length: int) -> np.ndarray:
+        """uint8[len(rows), length]: the `length` actions before each row's position, oldest
+        first, HISTORY_PAD before the game's first move (alphazero.othello.history)."""
+        if self.game is None or self.game_actions is None:
+            raise ValueError(f"this dataset (version 1) has no move history; rebuild it (version {VERSION}) to train or score a history-reading network")
+        return history_windows(self.game_actions, np.asarray(self.game[rows]), np.asarray(self.ply[rows]), length)
 
 
 @dataclass
@@ -161,18 +201,63 @@ def expand_positions(actions, num_plies, black_margin, selected):
     return positions, moves, margins, games
 
 
-def _rows(positions, moves, margins) -> dict[str, np.ndarray]:
-    return {
+@njit(cache=True)
+def decision_plies(actions, num_plies, selected):
+    """uint8[N]: for each row of `expand_positions` (same arguments, same order), the index of its
+    decision in its game's actions (passes counted), so that actions[game, :ply] is its history."""
+    total = 0
+    for g in range(actions.shape[0]):
+        if selected[g]:
+            for t in range(num_plies[g]):
+                if actions[g, t] != PASS:
+                    total += 1
+    plies = np.empty(total, dtype=np.uint8)
+    row = 0
+    for g in range(actions.shape[0]):
+        if selected[g]:
+            for t in range(num_plies[g]):
+                if actions[g, t] != PASS:
+                    plies[row] = t
+                    row += 1
+    return plies
+
+
+def game_action_table(actions: np.ndarray) -> np.ndarray:
+    """uint8[G, T] of int16 replay actions (-1 after the end becomes NO_ACTION)."""
+    return np.where(actions < 0, NO_ACTION, actions).astype(np.uint8)
+
+
+def _rows(positions, moves, margins, games=None, plies=None) -> dict[str, np.ndarray]:
+    rows = {
         "positions": positions,
         "moves": moves,
         "values": np.sign(margins).astype(np.float32),
         "margins": (margins.astype(np.float32) / MARGIN_SCALE),
         "counts": np.ones(len(moves), dtype=np.uint32),
     }
+    if games is not None:
+        rows["game"], rows["ply"] = games, plies
+    return rows
+
+
+def random_holdout(positions: np.ndarray, fraction: float, seed: int) -> np.ndarray:
+    """bool[N]: rows whose position is among a random `fraction` of the distinct positions
+    (exact identity), all rows of one position on the same side. `positions` must be sorted by
+    position (as `deduplicate` leaves them)."""
+    if len(positions) == 0:
+        return np.zeros(0, dtype=bool)
+    new_position = np.ones(len(positions), dtype=bool)
+    new_position[1:] = (positions[1:, 0] != positions[:-1, 0]) | (positions[1:, 1] != positions[:-1, 1])
+    position_id = np.cumsum(new_position) - 1
+    distinct = int(position_id[-1]) + 1
+    held = np.zeros(distinct, dtype=bool)
+    held[np.random.default_rng([seed, 5]).choice(distinct, size=int(round(fraction * distinct)), replace=False)] = True
+    return held[position_id]
 
 
 def deduplicate(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Merge rows with the same (position, move): mean value and margin, summed counts.
+    """Merge rows with the same (position, move): mean value and margin, summed counts; any other
+    array (game, ply) is taken from the group's first row in the input order.
 
     Rows come out sorted by (player, opponent, move); training samples them at random anyway.
     """
@@ -190,13 +275,16 @@ def deduplicate(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     def mean(values):
         return (np.add.reduceat(values[order] * weights, starts) / counts).astype(np.float32)
 
-    return {
+    merged = {
         "positions": positions[order[starts]],
         "moves": mv[starts],
         "values": mean(rows["values"]),
         "margins": mean(rows["margins"]),
         "counts": counts,
     }
+    for name in rows.keys() - merged.keys():
+        merged[name] = rows[name][order[starts]]  # lexsort is stable: the first occurrence
+    return merged
 
 
 def input_fingerprint(wthor_dir: str | os.PathLike) -> list[dict]:
@@ -248,27 +336,43 @@ def write_dataset(
     if not options.include_unfinished:
         selected &= replay.game_over
     positions, moves, margins, games = expand_positions(replay.actions, replay.num_plies, replay.black_margin, selected)
+    plies = decision_plies(replay.actions, replay.num_plies, selected)
     keep = margins >= 0 if options.winner_moves_only else np.ones(len(moves), dtype=bool)
-    is_validation = np.isin(database.year[games], np.array(options.validation_years, dtype=np.uint16))
+    table = game_action_table(replay.actions)
+    write_atomic(out_dir / GAME_ACTIONS, lambda handle: np.save(handle, table))
     steps.update()
 
+    if options.split == "random5":
+        # De-duplicate over the whole database first, then hold out distinct positions.
+        everything = deduplicate(_rows(positions[keep], moves[keep], margins[keep], games[keep], plies[keep]))
+        held = random_holdout(everything["positions"], RANDOM_HOLDOUT, options.split_seed)
+        parts = [("train", {k: v[~held] for k, v in everything.items()}), ("validation", {k: v[held] for k, v in everything.items()})]
+    else:
+        is_validation = np.isin(database.year[games], np.array(options.validation_years, dtype=np.uint16))
+        parts = [("train", keep & ~is_validation), ("validation", keep & is_validation)]
+
     split_info = {}
-    for split, in_split in (("train", ~is_validation), ("validation", is_validation)):
+    for split, part in parts:
         steps.set_postfix_str(f"{split}: rows")
-        mask = keep & in_split
-        rows = _rows(positions[mask], moves[mask], margins[mask])
-        if options.dedup:
-            rows = deduplicate(rows)
+        if isinstance(part, dict):
+            rows = part
+            source_rows = int(rows["counts"].sum())
+        else:
+            rows = _rows(positions[part], moves[part], margins[part], games[part], plies[part])
+            source_rows = int(part.sum())
+            if options.dedup:
+                rows = deduplicate(rows)
         steps.update()
         steps.set_postfix_str(f"{split}: writing")
         for name, array in rows.items():
             array = np.ascontiguousarray(array, dtype=ARRAY_DTYPES[name])
             write_atomic(_array_path(out_dir, split, name), lambda handle, a=array: np.save(handle, a))
+        split_games = np.unique(rows["game"]) if options.split == "random5" else np.unique(games[part])
         split_info[split] = {
             "rows": int(len(rows["moves"])),
-            "positions": int(mask.sum()),
-            "games": int(len(np.unique(games[mask]))),
-            "years": sorted({int(y) for y in np.unique(database.year[games[mask]])}),
+            "positions": source_rows,
+            "games": int(len(split_games)),
+            "years": sorted({int(y) for y in np.unique(database.year[split_games])}),
         }
         steps.update()
     steps.close()
@@ -314,12 +418,16 @@ def load_dataset(directory: str | os.PathLike, mmap: bool = True) -> SupervisedD
     manifest = read_manifest(directory)
     if manifest is None or manifest.get("format") != FORMAT:
         raise FileNotFoundError(f"no supervised dataset in {directory} (missing or foreign {MANIFEST}); build it with build_dataset")
-    if manifest.get("version") != VERSION:
-        raise ValueError(f"{directory / MANIFEST}: dataset version {manifest.get('version')}, this code reads version {VERSION}: rebuild it")
+    version = manifest.get("version")
+    if version not in READABLE_VERSIONS:
+        raise ValueError(f"{directory / MANIFEST}: dataset version {version}, this code reads versions {READABLE_VERSIONS}: rebuild it")
+    game_actions = np.load(directory / GAME_ACTIONS, mmap_mode="r" if mmap else None) if version >= 2 else None
     splits = {}
     for split in SPLITS:
-        arrays = {}
+        arrays = {"game_actions": game_actions}
         for name, dtype in ARRAY_DTYPES.items():
+            if version < 2 and name in HISTORY_ARRAYS:
+                continue
             path = _array_path(directory, split, name)
             array = np.load(path, mmap_mode="r" if mmap else None)
             expected = manifest["splits"][split]["rows"]

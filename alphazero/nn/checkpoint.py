@@ -51,8 +51,13 @@ class Checkpoint:
     format_version: int = CHECKPOINT_FORMAT_VERSION
 
 
-def build_network(cfg: ModelConfig) -> AlphaZeroNet:
-    """A freshly initialised network for `cfg` (the one constructor the pipeline uses)."""
+def build_network(cfg: ModelConfig) -> nn.Module:
+    """A freshly initialised network for `cfg` (the one constructor the pipeline uses): the ResNet,
+    or a warm-start zoo network (alphazero.nn.zoo) when `cfg.arch` names one."""
+    if cfg.arch != "resnet":
+        from alphazero.nn.zoo import build_zoo_network
+
+        return build_zoo_network(cfg)
     return AlphaZeroNet(cfg)
 
 

@@ -12,6 +12,17 @@ machine, best CPU-time windows under load, `python -m alphazero.bench network`):
 - medium: 10 x 96 with global pooling (1.6M params): the GPU workhorse.
 - large:  20 x 128 with global pooling (5.7M params): long GPU runs.
 
+The warm-start zoo (`arch` other than "resnet"; built by alphazero.nn.zoo, where each docstring
+says how the original was read): the three supervised move predictors the project grew from, each
+with a value head added, on this project's input planes and 65 actions.
+
+- seed_mlp:     the Chainer MLP, 256-100-100-65 (2 hidden layers of 100).
+- seed_cnn:     the Keras CNN, 12 x 3x3 convolutions of 128 filters, a 1x1 convolution and a
+                learned per-square bias before the softmax.
+- seed_cnn_rnn: star-shaped-kernel CNN plus a GRU over the previous `history` actions of the
+                game. It needs the game's history, so it is a network for accuracy and raw-policy
+                play only: MCTS and self-play refuse it (`require_board_only`).
+
 Why small is 4 x 48. Per core at batch 256: 4x32 12.9k positions/s, 4x48 5.5k, 5x48 4.4k, 6x48
 3.8k, 4x64 4.0k, 6x64 2.7k. The search tree runs ~260k simulations/s on one core (`python -m
 alphazero.bench mcts`): ~4 us per simulation against ~180 us per leaf for 4x48, so tree and
@@ -43,6 +54,15 @@ class ModelConfig:
     policy_channels:  1x1 conv channels feeding the policy head's linear layer (64 squares + pass).
     value_channels:   1x1 conv channels feeding the value head.
     value_hidden:     width of the value head's hidden layer.
+    arch:             "resnet" (AlphaZeroNet, the fields above) or a zoo architecture (ZOO_ARCHS);
+                      a zoo network reads `blocks` as its layer count and `channels` as its width
+                      (alphazero.nn.zoo says how each uses them).
+    history:          previous actions of the game the network reads besides the position (0 =
+                      none; only seed_cnn_rnn uses them).
+    rnn_hidden:       hidden size of seed_cnn_rnn's GRU over the history (0 for the others).
+
+    `to_dict` leaves arch/history/rnn_hidden out while they have their defaults, so a ResNet's
+    checkpoint is the same dict it was before the zoo existed.
     """
 
     blocks: int = 4
@@ -51,12 +71,26 @@ class ModelConfig:
     policy_channels: int = 2
     value_channels: int = 1
     value_hidden: int = 64
+    arch: str = "resnet"
+    history: int = 0
+    rnn_hidden: int = 0
 
     def __post_init__(self):
         for name in ("blocks", "channels", "policy_channels", "value_channels", "value_hidden"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"ModelConfig.{name} must be a positive int, got {value!r}")
+        if self.arch not in ARCHS:
+            raise ValueError(f"ModelConfig.arch must be one of {', '.join(ARCHS)}, got {self.arch!r}")
+        for name in ("history", "rnn_hidden"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"ModelConfig.{name} must be an int >= 0, got {value!r}")
+        if (self.arch == "seed_cnn_rnn") != (self.history > 0 and self.rnn_hidden > 0):
+            raise ValueError(
+                f"ModelConfig.history and rnn_hidden must be > 0 for arch seed_cnn_rnn and 0 otherwise; "
+                f"got arch={self.arch!r}, history={self.history}, rnn_hidden={self.rnn_hidden}"
+            )
         if self.global_pooling and self.channels < 4:
             raise ValueError(f"ModelConfig.global_pooling needs channels >= 4, got {self.channels}")
 
@@ -73,6 +107,9 @@ class ModelConfig:
     def to_dict(self) -> dict:
         """Plain dict for checkpoints, with the encoding's plane count recorded beside the fields."""
         out = dataclasses.asdict(self)
+        for name, default in _ZOO_FIELD_DEFAULTS.items():
+            if out[name] == default:
+                del out[name]
         out["input_planes"] = self.input_planes
         return out
 
@@ -92,19 +129,42 @@ class ModelConfig:
             raise ValueError(f"unknown ModelConfig keys {unknown}; expected a subset of {sorted(names)}")
         return cls(**data)
 
+    @property
+    def needs_history(self) -> bool:
+        """True when the network reads the game's previous actions, not just the position."""
+        return self.history > 0
+
+
+ZOO_ARCHS = ("seed_mlp", "seed_cnn", "seed_cnn_rnn")
+ARCHS = ("resnet",) + ZOO_ARCHS
+_ZOO_FIELD_DEFAULTS = {"arch": "resnet", "history": 0, "rnn_hidden": 0}
+
+
+def require_board_only(cfg: ModelConfig, use: str) -> None:
+    """Refuse, in one line, a network that needs the game's history where only positions exist
+    (MCTS leaves, self-play, play, GTP): `use` names the place, e.g. "MCTS"."""
+    if cfg.needs_history:
+        raise ValueError(
+            f"model arch {cfg.arch} reads the game's last {cfg.history} moves, which {use} cannot provide: "
+            f"use it for accuracy (python -m alphazero.bench accuracy) or raw-policy play (mcts:checkpoint=PATH,simulations=0) only"
+        )
+
 
 _PRESETS = {
     "tiny": dict(blocks=2, channels=16, value_hidden=32),
     "small": dict(blocks=4, channels=48, value_hidden=64),
     "medium": dict(blocks=10, channels=96, global_pooling=True, policy_channels=4, value_channels=2, value_hidden=128),
     "large": dict(blocks=20, channels=128, global_pooling=True, policy_channels=4, value_channels=2, value_hidden=256),
+    "seed_mlp": dict(arch="seed_mlp", blocks=2, channels=100, value_hidden=64),
+    "seed_cnn": dict(arch="seed_cnn", blocks=12, channels=128, value_hidden=64),
+    "seed_cnn_rnn": dict(arch="seed_cnn_rnn", blocks=6, channels=64, value_hidden=64, history=16, rnn_hidden=128),
 }
 
 PRESET_NAMES = tuple(_PRESETS)
 
 
 def model_preset(name: str) -> ModelConfig:
-    """A fresh ModelConfig for a preset name ("tiny", "small", "medium", "large")."""
+    """A fresh ModelConfig for a preset name ("tiny", "small", "medium", "large", or a zoo name)."""
     try:
         return ModelConfig(**_PRESETS[name])
     except KeyError:

@@ -369,6 +369,13 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
         network = load_network(path, device=settings.device)
     except CheckpointError as err:
         raise NoAIError(str(err)) from None
+    if network.cfg.needs_history:  # a warm-start zoo network that reads the game's moves
+        from alphazero.nn.config import require_board_only
+
+        try:
+            require_board_only(network.cfg, "play and GTP (they search with MCTS)")
+        except ValueError as err:
+            raise NoAIError(str(err)) from None
     evaluator = build_evaluator(network, device=settings.device, threads=settings.threads)
     simulations, seconds = settings.limits()
     name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"

@@ -6,6 +6,8 @@ Examples:
     python -m alphazero.pretrain run.dir=/tmp/pre run.resume=true  # continue a stopped run
     python -m alphazero.pretrain model=medium pretrain.device=cuda pretrain.batch_size=1024
     python -m alphazero.pretrain pretrain.value_target=margin
+    python -m alphazero.pretrain model=seed_cnn_rnn pretrain.split=random5   # a warm-start zoo network
+    python -m alphazero.pretrain.zoo --out runs/zoo                          # the whole zoo, one budget
 
 The result loads everywhere a checkpoint is taken:
     python -m alphazero.train train.init_from=<run>/checkpoints/best.pt   (same model preset)

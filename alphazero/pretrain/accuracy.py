@@ -68,8 +68,12 @@ def batch_statistics(logits: torch.Tensor, values: torch.Tensor, legal: torch.Te
 
 
 @torch.no_grad()
-def evaluate_accuracy(net: torch.nn.Module, positions: np.ndarray, moves: np.ndarray, targets: np.ndarray, batch_size: int = 2048, device="cpu") -> AccuracyReport:
-    """Score `net` on positions uint64[N, 2] with expert moves int[N] and value targets float[N].
+def evaluate_accuracy(
+    net: torch.nn.Module, positions: np.ndarray, moves: np.ndarray, targets: np.ndarray, batch_size: int = 2048, device="cpu", history: np.ndarray | None = None
+) -> AccuracyReport:
+    """Score `net` on positions uint64[N, 2] with expert moves int[N] and value targets float[N];
+    `history` int[N, K] (the previous actions of each position's game) is passed to networks that
+    read it (model=seed_cnn_rnn) and must then be given.
 
     The network is put in eval mode for the call and restored to its previous mode after.
     """
@@ -84,7 +88,11 @@ def evaluate_accuracy(net: torch.nn.Module, positions: np.ndarray, moves: np.nda
         for start in range(0, len(moves), batch_size):
             stop = start + batch_size
             planes, legal = encode_positions_and_mask(np.ascontiguousarray(positions[start:stop], dtype=np.uint64))
-            logits, values = net(torch.from_numpy(planes).to(device))
+            if history is not None:
+                window = torch.from_numpy(np.asarray(history[start:stop], dtype=np.int64)).to(device)
+                logits, values = net(torch.from_numpy(planes).to(device), window)
+            else:
+                logits, values = net(torch.from_numpy(planes).to(device))
             stats = batch_statistics(
                 logits.float().cpu(),
                 values.float().cpu(),

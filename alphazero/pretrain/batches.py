@@ -6,6 +6,9 @@ fancy-indexed read of the memory maps (rows sorted first, so the reads walk forw
 files), then each sample gets its own board symmetry: the bitboards through
 `alphazero.othello.symmetry.transform_positions`, the expert move through `ACTION_MAP`. The value
 target is symmetry-invariant. Encoding to planes happens in the loop (`encode_positions_and_mask`).
+
+For a history-reading network (model=seed_cnn_rnn) a batch also carries the previous K actions
+of each row's game (`SupervisedSplit.history`), mapped through the same symmetry as the position.
 """
 
 from __future__ import annotations
@@ -16,16 +19,22 @@ import numpy as np
 
 from alphazero.data.dataset import SupervisedSplit
 from alphazero.nn.augment import random_symmetries
-from alphazero.othello.symmetry import ACTION_MAP, transform_positions
+from alphazero.othello.history import HISTORY_PAD
+from alphazero.othello.symmetry import ACTION_MAP, NUM_SYMMETRIES, transform_positions
+
+# ACTION_MAP with one more column: the history's padding token maps to itself.
+HISTORY_MAP = np.concatenate([ACTION_MAP, np.full((NUM_SYMMETRIES, 1), HISTORY_PAD, dtype=ACTION_MAP.dtype)], axis=1)
 
 
 @dataclass
 class Batch:
-    """positions uint64[B, 2] (side to move first), moves int64[B] (0..63), values float32[B]."""
+    """positions uint64[B, 2] (side to move first), moves int64[B] (0..63), values float32[B],
+    history int64[B, K] the previous actions (None unless asked for)."""
 
     positions: np.ndarray
     moves: np.ndarray
     values: np.ndarray
+    history: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.moves)
@@ -50,29 +59,32 @@ def steps_per_epoch(num_rows: int, batch_size: int) -> int:
     return -(-num_rows // batch_size)
 
 
-def read_batch(split: SupervisedSplit, targets: np.ndarray, rows: np.ndarray) -> Batch:
-    """Rows `rows` of the split, untransformed (rows are sorted for forward reads)."""
+def read_batch(split: SupervisedSplit, targets: np.ndarray, rows: np.ndarray, history: int = 0) -> Batch:
+    """Rows `rows` of the split, untransformed (rows are sorted for forward reads), with the
+    previous `history` actions of each row when history > 0."""
     rows = np.sort(rows)
     return Batch(
         positions=np.ascontiguousarray(split.positions[rows]),
         moves=split.moves[rows].astype(np.int64),
         values=np.asarray(targets[rows], dtype=np.float32),
+        history=split.history(rows, history).astype(np.int64) if history else None,
     )
 
 
 def augment(batch: Batch, symmetries: np.ndarray) -> Batch:
-    """The batch with symmetries[i] applied to sample i (position and move; value unchanged)."""
+    """The batch with symmetries[i] applied to sample i (position, move and history; value unchanged)."""
     return Batch(
         positions=transform_positions(batch.positions, symmetries),
         moves=ACTION_MAP[symmetries, batch.moves],
         values=batch.values,
+        history=None if batch.history is None else HISTORY_MAP[symmetries[:, None], batch.history].astype(np.int64),
     )
 
 
-def training_batch(split, targets, order, batch_index: int, batch_size: int, rng: np.random.Generator | None) -> Batch:
+def training_batch(split, targets, order, batch_index: int, batch_size: int, rng: np.random.Generator | None, history: int = 0) -> Batch:
     """Batch `batch_index` of an epoch with row order `order`; random symmetries when `rng` is given."""
     rows = order[batch_index * batch_size : (batch_index + 1) * batch_size]
-    batch = read_batch(split, targets, rows)
+    batch = read_batch(split, targets, rows, history)
     if rng is None:
         return batch
     return augment(batch, random_symmetries(len(batch), rng))

@@ -18,7 +18,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.config import register_configs
-from alphazero.data.dataset import DatasetOptions
+from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, DatasetOptions
 from alphazero.nn.config import ModelConfig
 from alphazero.train.config import TrainConfig
 from alphazero.validation import require, require_choice
@@ -40,6 +40,10 @@ class PretrainConfig:
     lr_total_steps:     horizon of the cosine/step schedule; 0 = epochs * steps per epoch.
     eval_every_steps:   validate on `validation_positions` fixed positions this often (0 = only
                         at the end of each epoch, where the whole validation split is used).
+    split:              "year" (validation_years validate, the rest trains) or "random5" (de-duplicate
+                        over the whole database, hold out a random 5% of the distinct positions
+                        with seed split_seed: the protocol of Liskowski et al. 2018; see
+                        alphazero.data.dataset).
     init_from:          a checkpoint whose weights start the network (same model preset); the
                         optimizer and LR schedule start fresh. This continues an earlier network
                         (e.g. checkpoints/warmstart.pt) with a new, longer schedule; a resume of
@@ -53,6 +57,8 @@ class PretrainConfig:
     validation_years: list[int] = field(default_factory=lambda: [2018])
     winner_moves_only: bool = False
     dedup: bool = False
+    split: str = "year"
+    split_seed: int = 0
     value_target: str = "outcome"
     value_loss_weight: float = 1.0
     augment: bool = True  # a random board symmetry per sample
@@ -78,6 +84,7 @@ class PretrainConfig:
 
     def __post_init__(self):
         require_choice("pretrain.value_target", self.value_target, VALUE_TARGETS)
+        require_choice("pretrain.split", self.split, SPLIT_KINDS)
         require_choice("pretrain.optimizer", self.optimizer, ("sgd", "adamw"))
         require_choice("pretrain.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
         require(self.epochs >= 1, "pretrain.epochs", self.epochs, ">= 1")
@@ -97,7 +104,7 @@ class PretrainConfig:
         require(self.eval_batch_size >= 1, "pretrain.eval_batch_size", self.eval_batch_size, ">= 1")
         require(self.checkpoint_every_steps >= 1, "pretrain.checkpoint_every_steps", self.checkpoint_every_steps, ">= 1")
         require(len(self.validation_years) >= 1, "pretrain.validation_years", self.validation_years, "a non-empty list of years")
-        if self.years is not None:
+        if self.years is not None and self.split == "year":
             missing = sorted(set(self.validation_years) - set(self.years))
             require(not missing, "pretrain.validation_years", self.validation_years, f"a subset of pretrain.years (missing {missing})")
 
@@ -107,6 +114,8 @@ class PretrainConfig:
             validation_years=tuple(self.validation_years),
             winner_moves_only=self.winner_moves_only,
             dedup=self.dedup,
+            split=self.split,
+            split_seed=self.split_seed,
         )
 
     def resolved_wthor_dir(self) -> Path:
@@ -117,7 +126,11 @@ class PretrainConfig:
         never rebuild each other's files."""
         if self.dataset_dir:
             return Path(self.dataset_dir)
-        options = json.dumps({"wthor": str(self.resolved_wthor_dir().resolve()), **self.dataset_options().to_json()}, sort_keys=True)
+        # The format version is part of the name, so code that writes another version never
+        # rebuilds this one's files in place (and the other way round).
+        options = json.dumps(
+            {"wthor": str(self.resolved_wthor_dir().resolve()), "version": DATASET_VERSION, **self.dataset_options().to_json()}, sort_keys=True
+        )
         cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "alphazero"
         return cache / f"wthor-supervised-{hashlib.sha256(options.encode()).hexdigest()[:12]}"
 

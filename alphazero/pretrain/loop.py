@@ -130,9 +130,10 @@ class PretrainRun:
                 f"both must be non-empty (pretrain.years={pre.years}, pretrain.validation_years={pre.validation_years})"
             )
         self.train_targets = batches.value_targets(self.train_split, pre.value_target)
+        self.history = cfg.model.history  # previous actions per sample (history-reading networks only)
         self.steps_per_epoch = batches.steps_per_epoch(len(self.train_split), pre.batch_size)
         rows = _validation_rows(len(self.dataset.validation), pre.validation_positions, cfg.run.seed)
-        validation = batches.read_batch(self.dataset.validation, batches.value_targets(self.dataset.validation, pre.value_target), rows)
+        validation = batches.read_batch(self.dataset.validation, batches.value_targets(self.dataset.validation, pre.value_target), rows, self.history)
         self.validation_batch = validation
 
         settings = pre.optimizer_settings()
@@ -149,9 +150,9 @@ class PretrainRun:
         self.order = batches.epoch_order(len(self.train_split), cfg.run.seed, self.state.epoch)
         self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.state.step if cfg.run.resume else None)
         log.info(
-            "run directory %s | model %dx%d%s | %d training rows (%d steps/epoch of %d), %d validation rows (years %s) | "
+            "run directory %s | model %s %dx%d%s | %d training rows (%d steps/epoch of %d), %d validation rows (years %s) | "
             "value target %s | device %s, %d thread(s)",
-            self.run_dir, cfg.model.blocks, cfg.model.channels, " +gpool" if cfg.model.global_pooling else "",
+            self.run_dir, cfg.model.arch, cfg.model.blocks, cfg.model.channels, " +gpool" if cfg.model.global_pooling else "",
             len(self.train_split), self.steps_per_epoch, pre.batch_size, len(validation), pre.validation_years,
             pre.value_target, self.device, pre.threads,
         )
@@ -201,7 +202,10 @@ class PretrainRun:
         legal = torch.from_numpy(legal).to(self.device)
         moves = torch.from_numpy(batch.moves).to(self.device)
         targets = torch.from_numpy(batch.values).to(self.device)
-        logits, values = self.net(planes)
+        if batch.history is not None:
+            logits, values = self.net(planes, torch.from_numpy(batch.history).to(self.device))
+        else:
+            logits, values = self.net(planes)
         policy_loss = -masked_log_softmax(logits, legal).gather(1, moves.unsqueeze(1)).mean()
         value_loss = torch.nn.functional.mse_loss(values.float(), targets)
         total = policy_loss + pre.value_loss_weight * value_loss
@@ -225,7 +229,9 @@ class PretrainRun:
     def validate(self) -> AccuracyReport:
         start = time.perf_counter()
         v = self.validation_batch
-        report = evaluate_accuracy(self.net, v.positions, v.moves, v.values, batch_size=self.cfg.pretrain.eval_batch_size, device=self.device)
+        report = evaluate_accuracy(
+            self.net, v.positions, v.moves, v.values, batch_size=self.cfg.pretrain.eval_batch_size, device=self.device, history=v.history
+        )
         for key, value in report.as_dict().items():
             if key != "positions" and value is not None:
                 self.writer.add_scalar(f"validation/{key}", value, self.state.step)
@@ -253,7 +259,13 @@ class PretrainRun:
             "kind": CHECKPOINT_KIND,
             "value_target": pre.value_target,
             "state": dataclasses.asdict(self.state),
-            "dataset": {"train_rows": len(self.train_split), "validation_rows": len(self.dataset.validation), "validation_years": list(pre.validation_years)},
+            "dataset": {
+                "train_rows": len(self.train_split),
+                "validation_rows": len(self.dataset.validation),
+                "validation_years": list(pre.validation_years),
+                "split": pre.split,
+                "split_seed": pre.split_seed,
+            },
             "config": to_yaml(self.cfg),
         }
 
@@ -349,7 +361,9 @@ class PretrainRun:
                     bar.close()
                     self._validate_final()
                     return
-                batch = batches.training_batch(self.train_split, self.train_targets, self.order, self.state.batch_in_epoch, pre.batch_size, augment_rng)
+                batch = batches.training_batch(
+                    self.train_split, self.train_targets, self.order, self.state.batch_in_epoch, pre.batch_size, augment_rng, self.history
+                )
                 losses = self.train_step(batch)
                 self.state.step += 1
                 self.state.batch_in_epoch += 1

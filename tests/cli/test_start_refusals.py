@@ -83,7 +83,7 @@ def test_a_sweep_value_without_multirun_says_to_add_it(tmp_path):
 
 
 def test_an_unknown_preset_lists_the_available_ones(tmp_path):
-    with pytest.raises(StartRefused, match=r"model/huge.*available in 'model': large, medium, small, tiny"):
+    with pytest.raises(StartRefused, match=r"model/huge.*available in 'model': large, medium, seed_cnn, seed_cnn_rnn, seed_mlp, small, tiny"):
         check_command_line([f"run.dir={tmp_path}", "model=huge"], CONF_DIR)
 
 

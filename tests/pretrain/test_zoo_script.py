@@ -1,0 +1,34 @@
+"""`python -m alphazero.pretrain.zoo` end to end on the fixture: every model of the shared budget
+is trained on both splits in its own run, exported small and scored; a model that fails leaves the
+others alone and is named in the summary."""
+
+import json
+
+from alphazero.nn.checkpoint import load_checkpoint
+from alphazero.nn.config import model_preset
+from alphazero.pretrain import zoo
+
+from .helpers import VALIDATION_YEAR, write_two_years
+
+
+def test_zoo_trains_every_model_on_both_splits_and_survives_a_failing_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the datasets go to pretraining's cache
+    wthor = write_two_years(tmp_path / "wthor")
+    out = tmp_path / "zoo"
+    code = zoo.main([
+        "--out", str(out), "--models", "seed_mlp", "no_such_model", "--splits", "year", "random5",
+        "--samples", "96", "--batch-size", "32", "--device", "cpu", "--wthor-dir", str(wthor),
+        "--test-years", str(VALIDATION_YEAR), "--minutes", "4",
+    ])
+    assert code == 1  # no_such_model failed
+    rows = {(row["split"], row["model"]): row for row in json.loads((out / "summary.json").read_text())}
+    for split in ("year", "random5"):
+        assert "error" in rows[(split, "no_such_model")]
+        for model in ("seed_mlp",):
+            row = rows[(split, model)]
+            assert row["exit_code"] == 0 and row["samples"] == 96 and row["budget_reached"], row
+            assert row["accuracy"]["split"] == split and row["accuracy"]["positions"] > 0
+            assert row["network_cpu"]["parameters"] > 0
+            assert load_checkpoint(out / split / f"{model}.pt").model_config == model_preset(model)
+            assert not list((out / "runs" / split / model / "checkpoints").glob("*.pt"))  # large files dropped
+    assert "no_such_model | failed" in (out / "summary.md").read_text()
