@@ -53,29 +53,37 @@ def batches():
         yield positions[rows], policies[rows], values[rows]
 
 
-def single_process_run() -> dict:
+def _exact_float32() -> None:
+    """No TF32 in convolutions and matmuls on a GPU: the comparison is of float32 arithmetic."""
+    torch.set_num_threads(1)
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+
+
+def single_process_run(device: str = "cpu", mixed_precision: bool = False) -> dict:
     """The reference: one process, the same initial weights and global batches."""
-    torch.set_num_threads(1)
-    cfg = training_config()
+    _exact_float32()
+    cfg = training_config(device=device, mixed_precision=mixed_precision)
     net = initial_network(cfg)
-    trainer = Trainer(net, cfg.train, torch.device("cpu"))
+    trainer = Trainer(net, cfg.train, torch.device(device))
     losses = [trainer.step(*batch) for batch in batches()]
-    return {"state": net.state_dict(), "losses": losses}
+    return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses}
 
 
-def train(ranks: Ranks) -> dict:
-    torch.set_num_threads(1)
+def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false") -> dict:
+    """Rank 0 trains the fixed batches as the run would (config from here, the device of its rank:
+    cuda:LOCAL_RANK for "cuda"); the other ranks follow."""
+    _exact_float32()
     group = Group.connect(ranks)
     if ranks.rank == 0:
-        cfg = training_config()
+        cfg = training_config(device=device, mixed_precision=mixed_precision == "true")
         net = initial_network(cfg)
-        trainer = group.start(cfg, net, Trainer(net, cfg.train, torch.device("cpu")))
+        trainer = group.start(cfg, net, Trainer(net, cfg.train, group.device(cfg.train.device)))
         losses = [trainer.step(*batch) for batch in batches()]
         group.close()
-        return {"state": net.state_dict(), "losses": losses, "steps": trainer.steps}
+        return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses, "steps": trainer.steps}
     trainer = group.follow()
     group.close()
-    return {"state": trainer.net.state_dict(), "steps": trainer.steps}
+    return {"state": {k: v.cpu() for k, v in trainer.net.state_dict().items()}, "steps": trainer.steps}
 
 
 def batch_norm(ranks: Ranks) -> dict:
@@ -115,9 +123,9 @@ def batch_norm_inputs():
 
 
 def main() -> None:
-    scenario, out_dir = sys.argv[1], Path(sys.argv[2])
+    scenario, out_dir, options = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
     ranks = Ranks.from_environment()
-    result = {"train": train, "batch_norm": batch_norm}[scenario](ranks)
+    result = {"train": train, "batch_norm": batch_norm}[scenario](ranks, *options)
     torch.save(result, out_dir / f"rank{ranks.rank}.pt")
 
 

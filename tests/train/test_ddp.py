@@ -44,12 +44,12 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=30)
 
 
-def run_ranks(scenario: str, out_dir: Path, world_size: int = 2, timeout: float = 120) -> list[dict]:
+def run_ranks(scenario: str, out_dir: Path, *options: str, world_size: int = 2, timeout: float = 120) -> list[dict]:
     """Start `world_size` ddp_worker processes as torchrun would and return each rank's result."""
     port = _free_port()
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "tests.train.ddp_worker", scenario, str(out_dir)],
+            [sys.executable, "-m", "tests.train.ddp_worker", scenario, str(out_dir), *options],
             env=_env(RANK=rank, LOCAL_RANK=rank, WORLD_SIZE=world_size, MASTER_ADDR="127.0.0.1", MASTER_PORT=port),
             cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
         )
@@ -101,6 +101,20 @@ def test_two_processes_train_to_the_weights_of_one_process(tmp_path):
     for got, expected in zip(leader["losses"], single["losses"]):
         for key in ("policy", "value", "total", "grad_norm", "lr"):
             assert got[key] == pytest.approx(expected[key], rel=1e-4, abs=1e-6), key
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs (NCCL, torch.nn.SyncBatchNorm)")
+@pytest.mark.parametrize("mixed_precision", [False, True])
+def test_two_gpus_train_to_the_weights_of_one_gpu(tmp_path, mixed_precision):
+    """The CUDA path: NCCL, cuda:LOCAL_RANK, torch's SyncBatchNorm, and bf16 autocast. GPU kernels
+    pick algorithms by batch size, so the tolerance is looser than on the CPU (bf16: much looser)."""
+    single = ddp_worker.single_process_run("cuda", mixed_precision)
+    leader, follower = run_ranks("train", tmp_path, "cuda", str(mixed_precision).lower())
+    assert leader["steps"] == follower["steps"] == ddp_worker.STEPS
+    tolerance = dict(rtol=5e-2, atol=5e-3) if mixed_precision else dict(rtol=1e-3, atol=1e-4)
+    for name, expected in single["state"].items():
+        torch.testing.assert_close(leader["state"][name], expected, **tolerance, msg=lambda m: f"{name}: {m}")
+        torch.testing.assert_close(follower["state"][name], leader["state"][name], rtol=0, atol=0, msg=lambda m: f"{name}: {m}")
 
 
 def _torchrun(run_dir, *overrides):
