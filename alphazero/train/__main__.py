@@ -5,6 +5,7 @@ Examples:
     python -m alphazero.train experiment=smoke run.dir=/tmp/smoke
     python -m alphazero.train run.dir=runs/a run.resume=true   # continue a stopped run
     python -m alphazero.train -m mcts.simulations=50,100       # a sweep, one run directory per job
+    torchrun --nproc_per_node=4 -m alphazero.train experiment=gpu  # train on 4 GPUs (see train/distributed.py)
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
 register_configs()
 
+# The training processes' group when torchrun started several (set by main on rank 0), else None.
+_GROUP = None
+
 
 @hydra.main(version_base=None, config_path=CONF_DIR, config_name="config")
 def _entry(raw: DictConfig) -> None:
@@ -35,7 +39,7 @@ def _entry(raw: DictConfig) -> None:
         _refuse(err)
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     cfg.run.dir = str(run_dir)
-    run = TrainingRun(cfg, run_dir)
+    run = TrainingRun(cfg, run_dir, group=_GROUP)
     try:
         run.run()
     except DiskFullError as err:
@@ -59,13 +63,45 @@ def _refuse(err: Exception) -> None:
 def main() -> None:
     # Judge the command line before Hydra creates the run directory and its .hydra/: a refused
     # start leaves the file system as it was.
-    from alphazero.train.startup import StartRefused, check_command_line
+    from alphazero.train.startup import StartRefused, check_command_line, training_processes
 
+    try:
+        processes = training_processes()
+    except StartRefused as err:
+        _refuse(err)
+    ranks = None
+    if processes > 1:
+        # Under torchrun: rank 0 is the run (everything below), the other ranks only train.
+        from alphazero.train.distributed import Ranks, follower_main
+
+        ranks = Ranks.from_environment()
+        if ranks.rank != 0:
+            sys.exit(follower_main(ranks))
     try:
         check_command_line(sys.argv[1:], CONF_DIR)
     except StartRefused as err:
         _refuse(err)
-    _entry()
+    if ranks is None:
+        _entry()
+        return
+    _distributed_entry(ranks)
+
+
+def _distributed_entry(ranks) -> None:
+    """Rank 0 of several training processes: the run, with the group joined around it. Whatever
+    ends the run (its budget, Ctrl-C, an error, a refusal), the other ranks are released at the end."""
+    global _GROUP
+    from hydra._internal.utils import get_args_parser
+
+    from alphazero.train.distributed import Group
+
+    if get_args_parser().parse_args(sys.argv[1:]).multirun:
+        _refuse(ValueError("a sweep (-m) runs its jobs one after another: start it without torchrun"))
+    _GROUP = Group.connect(ranks)
+    try:
+        _entry()
+    finally:
+        _GROUP.close()
 
 
 if __name__ == "__main__":

@@ -110,8 +110,11 @@ def _restore_rng(rng: np.random.Generator, state: dict) -> None:
 class TrainingRun:
     """One run directory's training, from fresh start or resume to a clean stop."""
 
-    def __init__(self, cfg: Config, run_dir: Path):
+    def __init__(self, cfg: Config, run_dir: Path, group=None):
         self.cfg = cfg
+        # alphazero.train.distributed.Group when torchrun started several training processes:
+        # this one (rank 0) is the run, and the others train with it. None: a single process.
+        self.group = group
         self.run_dir = Path(run_dir)
         self.state = RunState()
         self.rng = np.random.default_rng(cfg.run.seed)
@@ -132,7 +135,7 @@ class TrainingRun:
         (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
         _seed_everything(cfg.run.seed)
         torch.set_num_threads(cfg.train.threads)
-        self.device = resolve_device(cfg.train.device)
+        self.device = resolve_device(cfg.train.device) if self.group is None else self.group.device(cfg.train.device)
         if cfg.run.resume:
             checkpoints.tidy_after_crash(self.run_dir)
         latest = checkpoints.load_latest(self.run_dir) if cfg.run.resume else None
@@ -168,6 +171,14 @@ class TrainingRun:
                 self.net.load_state_dict(load_network(pointer["path"]).state_dict())
         except FileNotFoundError:
             checkpoints.publish_best(self.run_dir, self.net, 0, 0.0, self.state.step)
+        if self.group is not None:
+            # The weights are final now (resume, init_from, best network): hand them to the others.
+            self.trainer = self.group.start(cfg, self.net, self.trainer)
+            world = self.group.ranks.world_size
+            log.info(
+                "training on %d processes (DistributedDataParallel): each step trains %d samples per process, %d in all",
+                world, cfg.train.batch_size // world, cfg.train.batch_size,
+            )
         self.seconds_at_start = self.state.seconds
         self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions)
         self.metrics = Metrics(self.run_dir / "tb", purge_step=self.state.step if cfg.run.resume else None)

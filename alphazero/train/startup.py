@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 from pathlib import Path
 
 from dataclasses import dataclass
@@ -126,10 +127,24 @@ def compose_typed(overrides: list[str], config_dir: str, program: Program | None
         raise StartRefused(_one_line(error)) from None
 
 
+def training_processes() -> int:
+    """How many training processes torchrun started (its WORLD_SIZE); 1 without torchrun."""
+    try:
+        return max(1, int(os.environ.get("WORLD_SIZE") or 1))
+    except ValueError:
+        raise StartRefused(f"WORLD_SIZE={os.environ['WORLD_SIZE']!r} is not a number of processes") from None
+
+
 def check_run_start(cfg: Config, run_dir: Path) -> None:
     """A training run's directory and the networks it would start from fit the request (reads only)."""
     from alphazero.train.run_dir import RunDirectoryError, check
 
+    processes = training_processes()
+    if cfg.train.batch_size % processes:
+        raise StartRefused(
+            f"train.batch_size={cfg.train.batch_size} does not split evenly over the {processes} training processes "
+            f"(WORLD_SIZE); use a multiple of {processes}"
+        )
     try:
         check(run_dir, cfg.run.resume)
     except RunDirectoryError as error:

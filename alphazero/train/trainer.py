@@ -51,6 +51,9 @@ class Trainer:
 
     def __init__(self, net: torch.nn.Module, cfg: TrainConfig, device: torch.device):
         self.net = net.to(device)
+        # What the forward pass calls: the network itself, or its DistributedDataParallel wrapper
+        # (alphazero.train.distributed), which averages the gradients over the processes.
+        self.model = self.net
         self.cfg = cfg
         self.device = device
         self.optimizer = build_optimizer(self.net, cfg)
@@ -65,7 +68,7 @@ class Trainer:
         target_v = torch.from_numpy(np.asarray(target_values, dtype=np.float32)).to(self.device)
         autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_autocast else nullcontext()
         with autocast:
-            logits, value = self.net(planes)
+            logits, value = self.model(planes)
         log_pi = masked_log_softmax(logits.float(), legal)
         safe_log_pi = torch.where(legal, log_pi, torch.zeros_like(log_pi))
         policy_loss = -(target_pi * safe_log_pi).sum(dim=1).mean()
@@ -94,7 +97,7 @@ class Trainer:
         lr = self.optimizer.param_groups[0]["lr"]
         self.optimizer.step()
         self.scheduler.step()
-        out = {name: float(value.detach()) for name, value in terms.items()}
+        out = self._report_terms(terms)
         out["grad_norm"] = float(grad_norm)
         out["lr"] = lr
         if not math.isfinite(out["total"]):
@@ -103,6 +106,10 @@ class Trainer:
                 "lower train.lr or check the replay data"
             )
         return out
+
+    def _report_terms(self, terms: dict) -> dict:
+        """The loss terms as plain floats (the distributed trainer averages them over its processes)."""
+        return {name: float(value.detach()) for name, value in terms.items()}
 
     def state_dict(self) -> dict:
         return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict()}
