@@ -169,7 +169,8 @@ class TrainingRun:
         except FileNotFoundError:
             checkpoints.publish_best(self.run_dir, self.net, 0, 0.0, self.state.step)
         self.seconds_at_start = self.state.seconds
-        self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions)
+        self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions,
+                                   value_target_q_weight=cfg.train.value_target_q_weight)
         self.metrics = Metrics(self.run_dir / "tb", purge_step=self.state.step if cfg.run.resume else None)
         log.info(
             "run directory %s | model %s | %d self-play workers x %d games | mode %s | device %s",
