@@ -103,7 +103,7 @@ class BatchedSearch:
         self.endgame_solver = Solver(config.endgame_table_bits) if config.endgame_solve_empties > 0 else None
 
     def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
-               add_noise: bool = True) -> SearchResult:
+               add_noise: bool = True, simulations: int | None = None) -> SearchResult:
         """Run `config.simulations` simulations in every active game; see the module doc.
 
         Args:
@@ -111,7 +111,14 @@ class BatchedSearch:
           ply: [B] int64. Plies played so far in each game (selects the temperature).
           active: [B] bool or None (all active). Inactive games are skipped entirely.
           add_noise: mix Dirichlet noise into the root priors (self-play), not the tree.
+          simulations: this call's budget instead of `config.simulations` (1..config.simulations,
+            which sizes the trees); playout cap randomisation's small searches use it.
         """
+        if simulations is None:
+            simulations = self.config.simulations
+        elif not (isinstance(simulations, (int, np.integer)) and 1 <= simulations <= self.config.simulations):
+            raise ValueError(f"search: simulations must be an integer in 1..{self.config.simulations} "
+                             f"(mcts.simulations sizes the trees), got {simulations!r}")
         positions, ply, active = self._check_inputs(positions, ply, active)
         cfg = self.config
         tree = self.tree
@@ -131,7 +138,7 @@ class BatchedSearch:
             add_root_noise(tree, active, cfg.dirichlet_alpha, cfg.noise_fraction, self._rng_states,
                            self._saved_prior)
         try:
-            self._simulate(active)
+            self._simulate(active, int(simulations))
         finally:
             if noisy:
                 restore_root_priors(tree, active, self._saved_prior)
@@ -174,10 +181,10 @@ class BatchedSearch:
 
     # ------------------------------------------------------------------------------------------
 
-    def _simulate(self, active: np.ndarray) -> None:
+    def _simulate(self, active: np.ndarray, simulations: int) -> None:
         cfg = self.config
         tree = self.tree
-        remaining = cfg.simulations
+        remaining = simulations
         while remaining > 0:
             leaves = min(cfg.leaves_per_step, remaining)
             remaining -= leaves

@@ -128,12 +128,14 @@ class Batch:
     summing to 1; values: float32[n], the value target for the side to move: the final result
     in {-1, 0, 1} (or the position's exact result), blended with the root search value when
     the buffer's `value_target_q_weight` > 0; symmetries: int64[n], the symmetry applied to each
-    sample (0 = none)."""
+    sample (0 = none); policy_mask: bool[n], False where the policy is no training target (the
+    trainer skips its policy loss; None = every row has one)."""
 
     positions: np.ndarray
     policies: np.ndarray
     values: np.ndarray
     symmetries: np.ndarray
+    policy_mask: np.ndarray | None = None
 
 
 @dataclass
@@ -157,6 +159,8 @@ _COLUMNS = {
     # The root search value q (side to move's view) for value targets that blend z and q: the
     # exact result where the position has one, the outcome where the game has no root values.
     "q_values": (np.float16, ()),
+    # False where the row's policy is no training target (playout cap randomisation).
+    "policy_mask": (np.bool_, ()),
 }
 
 
@@ -165,7 +169,7 @@ def _shard_columns(data: ShardData) -> dict[str, np.ndarray]:
     q = data.position_root_values()
     q = np.where(data.exact_mask | np.isnan(q), data.outcomes.astype(np.float32), q)
     return {"positions": data.positions, "policies": data.policies, "outcomes": data.outcomes,
-            "q_values": q.astype(np.float16)}
+            "q_values": q.astype(np.float16), "policy_mask": data.policy_mask}
 
 
 class _Rows:
@@ -459,7 +463,8 @@ class ReplayBuffer:
             policies = np.take_along_axis(policies, ACTION_MAP[INVERSE[symmetries]], axis=1)
         else:
             symmetries = np.zeros(batch_size, dtype=np.int64)
-        return Batch(positions=positions, policies=policies, values=values, symmetries=symmetries)
+        policy_mask = self._rows.columns["policy_mask"][rows]
+        return Batch(positions=positions, policies=policies, values=values, symmetries=symmetries, policy_mask=policy_mask)
 
     # ------------------------------------------------------------------ pruning
 

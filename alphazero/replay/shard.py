@@ -26,6 +26,8 @@ Arrays (P training positions, G games, T plies in all, Q forced passes, T = P + 
     position_offsets  int64[G + 1]   the same for the per-position arrays
     exact_mask        bool[P]        True where the value target is the position's exact result
                                      (optional: a shard written before it existed reads as all False)
+    policy_mask       bool[P]        False where the policy is no training target (GameRecord.
+                                     policy_mask; optional: an older shard reads as all True)
   per ply
     actions           int16[T]       0..64, passes explicit
     root_values       float16[T]     search value of each root, side to move's view
@@ -89,6 +91,7 @@ _SCHEMA = {
 # read (an older shard reads as `default` everywhere). name -> (dtype, default).
 _OPTIONAL_PER_POSITION = {
     "exact_mask": (np.bool_, False),
+    "policy_mask": (np.bool_, True),
 }
 _CHECKSUM = "checksum"
 
@@ -118,6 +121,7 @@ class ShardData:
     metadata: dict
     path: Path | None = None
     exact_mask: np.ndarray | None = None
+    policy_mask: np.ndarray | None = None
 
     def __post_init__(self):
         for name, (dtype, default) in _OPTIONAL_PER_POSITION.items():
@@ -159,6 +163,11 @@ class ShardData:
             policies[is_pass] = self.pass_policies[pass_row : pass_row + passes]
             pass_row += passes
             root_values = self.root_values[first:last].astype(np.float32) if self.has_root_values[game] else None
+            position_mask = self.policy_mask[self.position_offsets[game] : self.position_offsets[game + 1]]
+            policy_mask = None
+            if not position_mask.all():
+                policy_mask = np.ones(len(actions), dtype=np.bool_)
+                policy_mask[~is_pass] = position_mask
             start = GameState(int(self.start_black[game]), int(self.start_white[game]), bool(self.start_black_to_move[game]))
             records.append(
                 GameRecord(
@@ -168,6 +177,7 @@ class ShardData:
                     root_values=root_values,
                     black_margin=int(self.black_margin[game]),
                     metadata=dict(game_metadata[game]),
+                    policy_mask=policy_mask,
                 )
             )
         return records
@@ -277,6 +287,9 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
     )
     outcomes = np.where(np.isnan(exact), outcomes, np.nan_to_num(exact)).astype(np.int8)[~is_pass]
     exact_mask = ~np.isnan(exact[~is_pass])
+    policy_mask = np.concatenate(
+        [r.policy_mask if r.policy_mask is not None else np.ones(len(r.actions), np.bool_) for r in records]
+    )[~is_pass]
 
     has_root_values = np.array([r.root_values is not None for r in records], dtype=np.bool_)
     root_values = np.concatenate(
@@ -303,6 +316,7 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
         pass_policies=all_policies[is_pass],
         metadata=metadata,
         exact_mask=exact_mask,
+        policy_mask=policy_mask,
     )
 
 

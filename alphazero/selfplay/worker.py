@@ -173,6 +173,8 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                                 search, rng, selfplay_cfg.random_opening_plies,
                                 metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
                                 exact_value_targets=selfplay_cfg.exact_value_targets,
+                                playout_cap_fraction=selfplay_cfg.playout_cap_fraction,
+                                playout_cap_small=selfplay_cfg.playout_cap_small,
                             )
                             reporter.runner = runner
                 before = runner.simulations_run

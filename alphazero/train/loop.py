@@ -269,7 +269,9 @@ class TrainingRun:
                 break
             fault_point("train_step")
             batch = self.replay.sample(cfg.batch_size, self.rng, augment=cfg.augment)
-            losses = self.trainer.step(batch.positions, batch.policies, batch.values)
+            # All rows with policy targets (playout cap off): the unmasked loss, as before the mask existed.
+            policy_mask = None if batch.policy_mask is None or batch.policy_mask.all() else batch.policy_mask
+            losses = self.trainer.step(batch.positions, batch.policies, batch.values, policy_mask)
             self.state.step += 1
             self.state.samples_trained += cfg.batch_size
             taken += 1
