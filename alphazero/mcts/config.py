@@ -38,6 +38,10 @@ class MCTSConfig:
         final move choice prefers proven wins and avoids proven losses. Finished games are always
         scored exactly, with or without it.
       tree_reuse: after `advance`, keep the played child's subtree (its visits) for the next search.
+      reuse_root_visit_discount: in self-play (`search(add_noise=True)`), a reused root's child
+        visits (and value sums, keeping their means) are scaled by this factor, rounded down,
+        before the search, so the visits made without this move's root noise weigh less. 1 keeps
+        them (off), 0 drops them: the root's visits after the search are then `simulations`.
       reuse_capacity: room for a reused subtree, as a multiple of `simulations`: the tree holds
         `simulations + 1 + ceil(reuse_capacity * simulations)` nodes per game. A subtree that does not
         fit keeps its oldest (shallowest-first) nodes. Ignored without tree reuse.
@@ -61,6 +65,7 @@ class MCTSConfig:
     leaves_per_step: int = 1
     solver: bool = True
     tree_reuse: bool = True
+    reuse_root_visit_discount: float = 1.0
     reuse_capacity: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
     endgame_table_bits: int = 18
@@ -81,6 +86,8 @@ class MCTSConfig:
                  self.virtual_loss)
         _require(_integer(self.leaves_per_step) and self.leaves_per_step >= 1, "leaves_per_step",
                  "an integer >= 1", self.leaves_per_step)
+        _require(_finite(self.reuse_root_visit_discount) and 0 <= self.reuse_root_visit_discount <= 1,
+                 "reuse_root_visit_discount", "in [0, 1] (1 = off)", self.reuse_root_visit_discount)
         _require(_finite(self.reuse_capacity) and self.reuse_capacity >= 0, "reuse_capacity", ">= 0",
                  self.reuse_capacity)
         _require(_integer(self.endgame_solve_empties)

@@ -41,7 +41,8 @@ from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import Evaluator
 from alphazero.mcts.kernels import backup, expand, select_leaves, settle_solved_leaves
 from alphazero.mcts.rng import seed_streams
-from alphazero.mcts.root import add_root_noise, choose_actions, restore_root_priors, root_child_visits, root_outputs
+from alphazero.mcts.root import (add_root_noise, choose_actions, discount_root_visits, restore_root_priors,
+                                 root_child_visits, root_outputs)
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
 from alphazero.solver.solver import Solver
@@ -110,7 +111,9 @@ class BatchedSearch:
           positions: [B, 2] uint64 (player, opponent), player to move.
           ply: [B] int64. Plies played so far in each game (selects the temperature).
           active: [B] bool or None (all active). Inactive games are skipped entirely.
-          add_noise: mix Dirichlet noise into the root priors (self-play), not the tree.
+          add_noise: mix Dirichlet noise into the root priors (self-play), not the tree; a
+            reused root's fresh noise is drawn anew each call, and (self-play only) its carried-over
+            child visits are first scaled by `config.reuse_root_visit_discount`.
           simulations: this call's budget instead of `config.simulations` (1..config.simulations,
             which sizes the trees); playout cap randomisation's small searches use it.
         """
@@ -128,6 +131,8 @@ class BatchedSearch:
             priors, values = self._evaluate(count)
             expand(tree, self._eval_game, self._eval_node, priors, count)
             record_root_values(tree, self._eval_game, self._eval_node, values, count)
+        if add_noise and cfg.reuse_root_visit_discount < 1:
+            discount_root_visits(tree, active, cfg.reuse_root_visit_discount)
         exact_score, solver_moves = self._solve_roots(positions, active)
         visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
         root_child_visits(tree, active, visits)

@@ -179,7 +179,9 @@ def compact_subtree(tree, b, new_root, max_nodes, new_index):
             member = True
         else:
             up = tree.nodes[b, old].parent
-            member = up >= new_root and new_index[up] != UNVISITED
+            # A node its parent no longer links to (see root.discount_root_visits) is garbage.
+            member = (up >= new_root and new_index[up] != UNVISITED
+                      and tree.edges[b, up, tree.nodes[b, old].action_from_parent].child == old)
         if member and kept < max_nodes:
             new_index[old] = kept
             kept += 1
