@@ -12,7 +12,8 @@ compilation, CUDA context), then measures for `--seconds`. One JSON line:
   pipeline_evals_per_second, mean_batch          positions the network evaluated and per call
                                                  (the server's batches when there is a server)
   network_only_evals_per_second                  the same network alone, in this process, at
-                                                 the pipeline's mean batch (best of 3 windows)
+                                                 the pipeline's mean batch (best of 3 windows);
+                                                 on a CPU x the processes making network calls
   pipeline_efficiency                            pipeline / network-only evaluations per second
   gpu_utilization                                mean of nvidia-smi samples in the window (null
                                                  without nvidia-smi)
@@ -69,7 +70,7 @@ def main(argv):
 
     from alphazero.nn.checkpoint import build_network
     from alphazero.nn.inference import resolve_device
-    from alphazero.selfplay.throughput import GpuUtilization, PipelineCounters, network_evals_per_second
+    from alphazero.selfplay.throughput import GpuUtilization, PipelineCounters, network_evals_per_second, network_only_setting
     from alphazero.selfplay.worker import WorkerPool
     from alphazero.train import checkpoints
 
@@ -128,12 +129,10 @@ def main(argv):
 
     mean_batch = figures["mean_batch"]
     pipeline_rate = figures["evaluations_per_second"]
-    # The network alone, at the batch the pipeline's network calls actually had. On a CPU it gets
-    # the threads the workers' (or the server's) network calls had in all.
-    threads = None
-    if device.type == "cpu":
-        threads = selfplay_cfg.threads_per_worker * (1 if selfplay_cfg.inference_server else selfplay_cfg.workers)
-    network_rate = network_evals_per_second(net, device, mean_batch or 1, seconds=args.network_seconds, threads=threads)
+    # The network alone, at the batch the pipeline's network calls actually had (on a CPU: one
+    # process's rate times the processes that make network calls; see network_only_setting).
+    threads, copies = network_only_setting(selfplay_cfg, device)
+    network_rate = copies * network_evals_per_second(net, device, mean_batch or 1, seconds=args.network_seconds, threads=threads)
     return {
         "benchmark": "selfplay",
         "preset": args.preset,

@@ -131,13 +131,27 @@ class GpuUtilization:
             self._thread.join(5)
 
 
+def network_only_setting(selfplay_cfg, device) -> tuple[int | None, int]:
+    """(torch threads, parallel copies) of the network alone comparable to the pipeline's calls.
+
+    On a GPU: one process, torch's threads, x1. On a CPU the pipeline's network calls run in
+    `workers` processes of `threads_per_worker` threads each (one server process with a server):
+    the network alone is measured with that many threads in one process and multiplied by the
+    number of processes (assumed to scale; several threads in one process on busy cores do not:
+    torch's threads spin-wait on each other)."""
+    if device.type != "cpu":
+        return None, 1
+    processes = 1 if selfplay_cfg.inference_server else selfplay_cfg.workers
+    return selfplay_cfg.threads_per_worker, processes
+
+
 class EfficiencyGauge:
     """The run's pipeline efficiency: its evaluations/s over the network-only rate at its mean
     batch. The network alone is measured in the trainer process (about `seconds`), once per
     session and again only when the mean batch moves by more than a factor of 2."""
 
-    def __init__(self, net_factory, device, threads: int | None, seconds: float = 1.0):
-        self.net_factory, self.device, self.threads, self.seconds = net_factory, device, threads, seconds
+    def __init__(self, net_factory, device, threads: int | None, copies: int = 1, seconds: float = 1.0):
+        self.net_factory, self.device, self.threads, self.copies, self.seconds = net_factory, device, threads, copies, seconds
         self.batch = None
         self.rate = None
 
@@ -145,6 +159,6 @@ class EfficiencyGauge:
         if mean_batch <= 0 or evaluations_per_second <= 0:
             return None
         if self.batch is None or not 0.5 <= mean_batch / self.batch <= 2.0:
-            self.rate = network_evals_per_second(self.net_factory(), self.device, mean_batch, seconds=self.seconds, threads=self.threads)
+            self.rate = self.copies * network_evals_per_second(self.net_factory(), self.device, mean_batch, seconds=self.seconds, threads=self.threads)
             self.batch = mean_batch
         return evaluations_per_second / self.rate if self.rate else None

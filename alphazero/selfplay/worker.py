@@ -242,8 +242,9 @@ class StopFlag:
     def create(cls) -> "StopFlag":
         import uuid
 
-        from alphazero.selfplay.inference_server import PREFIX, _shared_directory
+        from alphazero.selfplay.inference_server import PREFIX, _remove_orphaned_files, _shared_directory
 
+        _remove_orphaned_files()
         return cls(str(_shared_directory() / f"{PREFIX}{os.getpid()}-stop-{uuid.uuid4().hex[:8]}"), create=True)
 
     def __reduce__(self):

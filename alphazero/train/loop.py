@@ -34,7 +34,7 @@ from alphazero.faults.hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
 from alphazero.replay.buffer import ReplayBuffer
-from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, PipelineCounters
+from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, PipelineCounters, network_only_setting
 from alphazero.selfplay.worker import WorkerPool
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
@@ -534,16 +534,15 @@ class TrainingRun:
 def _efficiency_gauge(cfg: Config, net) -> EfficiencyGauge:
     """Measures the self-play network alone where self-play evaluates it: the server's (or the
     workers') device, with the CPU threads their network calls have in all."""
-    selfplay = cfg.selfplay
-    device = resolve_device(selfplay.device)
-    threads = None if device.type != "cpu" else selfplay.threads_per_worker * (1 if selfplay.inference_server else selfplay.workers)
+    device = resolve_device(cfg.selfplay.device)
+    threads, copies = network_only_setting(cfg.selfplay, device)
 
     def snapshot():
         copy = build_network(cfg.model)
         copy.load_state_dict(net.state_dict())
         return copy.eval()
 
-    return EfficiencyGauge(snapshot, device, threads)
+    return EfficiencyGauge(snapshot, device, threads, copies)
 
 
 def _pipeline_text(pipeline: dict) -> str:
