@@ -97,7 +97,13 @@ class _Outbox:
         self.connection = connection
 
     def put(self, message) -> None:
-        self.connection.send(message)
+        try:
+            self.connection.send(message)
+        except (BrokenPipeError, ConnectionResetError):
+            # The pool closed its end: the run is gone or stopping at once (a second Ctrl-C) and
+            # wants nothing more from this worker. Leave now, quietly: a traceback here would only
+            # tell the user about a stop they asked for. Shards already written stay on disk.
+            os._exit(0)
 
 
 @dataclass
