@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from alphazero.mcts.config import MCTSConfig
 from alphazero.nn.config import PRESET_NAMES, ModelConfig, model_preset, require_board_only
 from alphazero.selfplay.config import SelfPlayConfig
+from alphazero.validation import require
 from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
 
 
@@ -31,6 +32,9 @@ class Config:
 
     def __post_init__(self):
         require_board_only(self.model, "self-play and MCTS")
+        if self.selfplay.playout_cap_fraction < 1:
+            require(self.selfplay.playout_cap_small <= self.mcts.simulations, "selfplay.playout_cap_small",
+                    self.selfplay.playout_cap_small, f"<= mcts.simulations ({self.mcts.simulations})")
 
 
 def register_configs() -> None:

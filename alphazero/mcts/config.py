@@ -10,6 +10,7 @@ MAX_ENDGAME_SOLVE_EMPTIES = 24
 # Chosen by measurement (docs/benchmarks.md, "Exact endgame solver"): the largest N at which a
 # move's time grows by at most 20% with the small network at 100 simulations on a 2-core CPU.
 DEFAULT_ENDGAME_SOLVE_EMPTIES = 16
+ROOT_POLICIES = ("puct", "gumbel")
 
 
 @dataclass
@@ -38,6 +39,19 @@ class MCTSConfig:
         final move choice prefers proven wins and avoids proven losses. Finished games are always
         scored exactly, with or without it.
       tree_reuse: after `advance`, keep the played child's subtree (its visits) for the next search.
+      reuse_root_visit_discount: in self-play (`search(add_noise=True)`), a reused root's child
+        visits (and value sums, keeping their means) are scaled by this factor, rounded down,
+        before the search, so the visits made without this move's root noise weigh less. 1 keeps
+        them (off), 0 drops them: the root's visits after the search are then `simulations`.
+      root_policy: "puct" (the AlphaZero root: PUCT with Dirichlet noise in self-play, the move by
+        visits and temperature, the visit distribution as policy target) or "gumbel" (Gumbel root
+        search with sequential halving, Danihelka et al. 2022; see alphazero.mcts.gumbel: Gumbel
+        noise instead of Dirichlet in self-play, no temperature, the improved policy
+        softmax(logits + sigma(completedQ)) as policy target). Interior nodes use PUCT either way.
+      gumbel_considered_actions: m, the most root actions sequential halving considers (the top m by
+        Gumbel + logits). Ignored with root_policy "puct".
+      gumbel_c_visit, gumbel_c_scale: sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q in [0, 1]
+        (the tree's [-1, 1] values mapped by (v + 1) / 2). Ignored with root_policy "puct".
       reuse_capacity: room for a reused subtree, as a multiple of `simulations`: the tree holds
         `simulations + 1 + ceil(reuse_capacity * simulations)` nodes per game. A subtree that does not
         fit keeps its oldest (shallowest-first) nodes. Ignored without tree reuse.
@@ -61,7 +75,12 @@ class MCTSConfig:
     leaves_per_step: int = 1
     solver: bool = True
     tree_reuse: bool = True
+    reuse_root_visit_discount: float = 1.0
     reuse_capacity: float = 1.0
+    root_policy: str = "puct"
+    gumbel_considered_actions: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
     endgame_table_bits: int = 18
 
@@ -81,6 +100,15 @@ class MCTSConfig:
                  self.virtual_loss)
         _require(_integer(self.leaves_per_step) and self.leaves_per_step >= 1, "leaves_per_step",
                  "an integer >= 1", self.leaves_per_step)
+        _require(_finite(self.reuse_root_visit_discount) and 0 <= self.reuse_root_visit_discount <= 1,
+                 "reuse_root_visit_discount", "in [0, 1] (1 = off)", self.reuse_root_visit_discount)
+        _require(self.root_policy in ROOT_POLICIES, "root_policy", " or ".join(ROOT_POLICIES), self.root_policy)
+        _require(_integer(self.gumbel_considered_actions) and self.gumbel_considered_actions >= 1,
+                 "gumbel_considered_actions", "an integer >= 1", self.gumbel_considered_actions)
+        _require(_finite(self.gumbel_c_visit) and self.gumbel_c_visit >= 0, "gumbel_c_visit", ">= 0",
+                 self.gumbel_c_visit)
+        _require(_finite(self.gumbel_c_scale) and self.gumbel_c_scale >= 0, "gumbel_c_scale", ">= 0",
+                 self.gumbel_c_scale)
         _require(_finite(self.reuse_capacity) and self.reuse_capacity >= 0, "reuse_capacity", ">= 0",
                  self.reuse_capacity)
         _require(_integer(self.endgame_solve_empties)

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from alphazero.mcts.selection import puct_action
-from alphazero.mcts.tree import EXPANDED, NO_PARENT, ROOT, SOLVED, UNVISITED, open_node
+from alphazero.mcts.tree import EXPANDED, NO_ACTION, NO_PARENT, ROOT, SOLVED, UNVISITED, open_node
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, make_move
 
@@ -23,12 +23,13 @@ NO_SLOT = -1
 
 
 @njit(cache=True)
-def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
+def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss, root_action,
                   leaf_node, leaf_slot, eval_positions, eval_game, eval_node):
     """Walk down from the root `num_leaves` times in every active game and open the leaves.
 
     A walk follows `puct_action` through EXPANDED nodes that are not proven (the root is always
-    left through a child). Reaching an action never tried opens its child node (position computed
+    left through a child), except that walk j of game b leaves the root by `root_action[b, j]`
+    when that is not NO_ACTION (the Gumbel root's sequential halving, see `gumbel`). Reaching an action never tried opens its child node (position computed
     here, a finished game scored exactly); reaching a proven node, or a node still PENDING from an
     earlier walk this step, also ends the walk. Each finished walk marks its path in flight, so the
     next walk of the same game sees the virtual loss. Returns the number of positions written to
@@ -42,7 +43,10 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
             node = ROOT
             opened = False
             while tree.nodes[b, node].status == EXPANDED and (node == ROOT or not tree.nodes[b, node].proven):
-                action = puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss)
+                if node == ROOT and root_action[b, j] != NO_ACTION:
+                    action = root_action[b, j]
+                else:
+                    action = puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss)
                 child = tree.edges[b, node, action].child
                 if child == UNVISITED:
                     player, opponent = make_move(tree.nodes[b, node].player, tree.nodes[b, node].opponent, action)
@@ -176,6 +180,7 @@ def backup(tree, active, num_leaves, leaf_node, leaf_slot, values, solver):
                 value = np.float64(tree.nodes[b, node].exact_value)
             else:
                 value = np.float64(values[slot])
+                tree.nodes[b, node].raw_value = values[slot]
             proving = solver and tree.nodes[b, node].proven
             while node != NO_PARENT:
                 record = tree.nodes[b, node]

@@ -50,6 +50,48 @@ def add_root_noise(tree, active, alpha, fraction, rng_states, saved_prior):
 
 
 @njit(cache=True)
+def discount_root_visits(tree, active, discount):
+    """Scale the visits of every active root's children by `discount` (rounded down), each
+    child's value sum along with them so that their mean values stay.
+
+    Used on reused roots in self-play: visits carried over from the previous search were made
+    under that search's priors (noise-free, as the root was an interior node then), so they
+    dilute the new root noise. A child left with no visits is unlinked (its move becomes untried,
+    its subtree garbage for the next `compact_subtree`): an expanded node needs a visit for its
+    mean value. So 0 drops every carried-over visit. The kept children's subtrees keep their
+    visits, so there a node may have fewer visits than its children (only its sqrt(N) is smaller).
+    The root's visits become 1 (its own evaluation) + its children's visits, its value sum scaled
+    to keep its mean: it may have had fewer visits than its children already (a discounted child
+    of the previous root), so subtracting the dropped visits could leave it with none.
+    """
+    for b in range(tree.next_free.shape[0]):
+        if not active[b] or tree.next_free[b] == 0:
+            continue
+        changed = False
+        kept = 0
+        for action in range(NUM_ACTIONS):
+            child = tree.edges[b, ROOT, action].child
+            if child == UNVISITED:
+                continue
+            node = tree.nodes[b, child]
+            old = node.visits
+            new = np.int32(np.floor(old * discount))
+            if new < old:
+                changed = True
+                if new == 0:
+                    tree.edges[b, ROOT, action].child = UNVISITED
+                else:
+                    node.value_sum = node.value_sum * (new / old)
+                    node.visits = new
+            kept += new
+        if changed:
+            root = tree.nodes[b, ROOT]
+            old = root.visits
+            root.visits = np.int32(1 + kept)
+            root.value_sum = root.value_sum * (root.visits / old)
+
+
+@njit(cache=True)
 def restore_root_priors(tree, active, saved_prior):
     for b in range(tree.next_free.shape[0]):
         if active[b]:

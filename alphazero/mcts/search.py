@@ -8,6 +8,11 @@ A search call reads as the algorithm:
   3. ceil(simulations / leaves_per_step) steps of `select_leaves` -> evaluator -> `expand` -> `backup`;
   4. read the root's visit counts, value and the move to play (temperature schedule).
 
+With `MCTSConfig.root_policy = "gumbel"` steps 2 to 4 differ at the root only (alphazero.mcts.gumbel):
+Gumbel noise instead of Dirichlet (self-play only), the root's walks follow the sequential-halving
+schedule over the top-m actions, the move is the best surviving action (no temperature), and the
+policy is the improved policy softmax(logits + sigma(completedQ)) rather than the visit shares.
+
 Simulation budget (what "visits" means): a root's own evaluation is its first visit and is not a
 simulation (as in mctx); every simulation adds exactly one visit to one root child. So after a
 search `visits[b].sum() == simulations + reused_visits[b]`, where `reused_visits` is the root
@@ -39,9 +44,11 @@ import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import Evaluator
+from alphazero.mcts.gumbel import gumbel_init_roots, gumbel_root_actions, gumbel_root_outputs, halving_table
 from alphazero.mcts.kernels import backup, expand, select_leaves, settle_solved_leaves
 from alphazero.mcts.rng import seed_streams
-from alphazero.mcts.root import add_root_noise, choose_actions, restore_root_priors, root_child_visits, root_outputs
+from alphazero.mcts.root import (add_root_noise, choose_actions, discount_root_visits, restore_root_priors,
+                                 root_child_visits, root_outputs)
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
 from alphazero.solver.solver import Solver
@@ -52,12 +59,13 @@ class SearchResult:
     """Per game of the batch (inactive games: zeros and action NO_ACTION).
 
     Attributes:
-      policy: [B, 65] float32. Root visit distribution, the training target.
+      policy: [B, 65] float32. The training target: the root visit distribution, or with root_policy
+        "gumbel" the improved policy (0 on illegal actions, summing to 1).
       visits: [B, 65] int32. Root children's visit counts (reused visits included).
       root_value: [B] float32. Mean value of the root from the side to move's view (its exact
         result instead once the solver has proven it).
       action: [B] int64. The move to play, chosen by the temperature schedule (see
-        `root.choose_actions`).
+        `root.choose_actions`), or by sequential halving with root_policy "gumbel".
       reused_visits: [B] int32. Visits the root's children already had before this search.
       exact_score: [B] int32. The root's exact final disc difference (side to move's view, empties
         to the winner) when the endgame solver solved it, else NO_EXACT_SCORE.
@@ -99,19 +107,37 @@ class BatchedSearch:
         self._eval_node = np.zeros(num_games * leaves, dtype=np.int32)
         self._new_index = np.zeros(config.node_capacity, dtype=np.int32)
         self._saved_prior = np.zeros((num_games, NUM_ACTIONS), dtype=np.float32)
+        # The root action of each walk of a step: NO_ACTION (PUCT decides) except under Gumbel.
+        self._root_action = np.full((num_games, leaves), NO_ACTION, dtype=np.int32)
+        self._gumbel = config.root_policy == "gumbel"
+        if self._gumbel:
+            self._gumbel_noise = np.zeros((num_games, NUM_ACTIONS), dtype=np.float64)
+            self._considered = np.zeros((num_games, NUM_ACTIONS), dtype=np.bool_)
+            self._num_considered = np.zeros(num_games, dtype=np.int64)
+            self._local_visits = np.zeros((num_games, NUM_ACTIONS), dtype=np.int32)
         self._max_kept_nodes = config.node_capacity - config.simulations
         self.endgame_solver = Solver(config.endgame_table_bits) if config.endgame_solve_empties > 0 else None
 
     def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
-               add_noise: bool = True) -> SearchResult:
+               add_noise: bool = True, simulations: int | None = None) -> SearchResult:
         """Run `config.simulations` simulations in every active game; see the module doc.
 
         Args:
           positions: [B, 2] uint64 (player, opponent), player to move.
           ply: [B] int64. Plies played so far in each game (selects the temperature).
           active: [B] bool or None (all active). Inactive games are skipped entirely.
-          add_noise: mix Dirichlet noise into the root priors (self-play), not the tree.
+          add_noise: mix Dirichlet noise into the root priors (self-play), not the tree; a
+            reused root's fresh noise is drawn anew each call, and (self-play only) its carried-over
+            child visits are first scaled by `config.reuse_root_visit_discount`. With root_policy
+            "gumbel" it draws the Gumbel noise instead (without it the search is deterministic).
+          simulations: this call's budget instead of `config.simulations` (1..config.simulations,
+            which sizes the trees); playout cap randomisation's small searches use it.
         """
+        if simulations is None:
+            simulations = self.config.simulations
+        elif not (isinstance(simulations, (int, np.integer)) and 1 <= simulations <= self.config.simulations):
+            raise ValueError(f"search: simulations must be an integer in 1..{self.config.simulations} "
+                             f"(mcts.simulations sizes the trees), got {simulations!r}")
         positions, ply, active = self._check_inputs(positions, ply, active)
         cfg = self.config
         tree = self.tree
@@ -121,17 +147,22 @@ class BatchedSearch:
             priors, values = self._evaluate(count)
             expand(tree, self._eval_game, self._eval_node, priors, count)
             record_root_values(tree, self._eval_game, self._eval_node, values, count)
+        if add_noise and cfg.reuse_root_visit_discount < 1:
+            discount_root_visits(tree, active, cfg.reuse_root_visit_discount)
         exact_score, solver_moves = self._solve_roots(positions, active)
         visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
         root_child_visits(tree, active, visits)
         reused_visits = visits.sum(axis=1, dtype=np.int32)
 
-        noisy = add_noise and cfg.noise_fraction > 0
+        noisy = add_noise and cfg.noise_fraction > 0 and not self._gumbel
         if noisy:
             add_root_noise(tree, active, cfg.dirichlet_alpha, cfg.noise_fraction, self._rng_states,
                            self._saved_prior)
+        if self._gumbel:
+            gumbel_init_roots(tree, active, bool(add_noise), cfg.gumbel_considered_actions, self._rng_states,
+                              self._gumbel_noise, self._considered, self._num_considered, self._local_visits)
         try:
-            self._simulate(active)
+            self._simulate(active, int(simulations))
         finally:
             if noisy:
                 restore_root_priors(tree, active, self._saved_prior)
@@ -141,8 +172,13 @@ class BatchedSearch:
         root_value = np.zeros(self.num_games, dtype=np.float32)
         root_outputs(tree, active, visits, policy, root_value)
         action = np.empty(self.num_games, dtype=np.int64)
-        choose_actions(tree, visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
-                       self._rng_states, action)
+        if self._gumbel:
+            action[:] = NO_ACTION
+            gumbel_root_outputs(tree, active, self._gumbel_noise, self._considered, self._local_visits,
+                                float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), cfg.solver, policy, action)
+        else:
+            choose_actions(tree, visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
+                           self._rng_states, action)
         for b in np.flatnonzero(exact_score != NO_EXACT_SCORE):
             action[b] = solver_moves[b]
             root_value[b] = np.sign(exact_score[b])
@@ -174,15 +210,20 @@ class BatchedSearch:
 
     # ------------------------------------------------------------------------------------------
 
-    def _simulate(self, active: np.ndarray) -> None:
+    def _simulate(self, active: np.ndarray, simulations: int) -> None:
         cfg = self.config
         tree = self.tree
-        remaining = cfg.simulations
+        remaining = simulations
+        table = halving_table(cfg.gumbel_considered_actions, simulations) if self._gumbel else None
         while remaining > 0:
             leaves = min(cfg.leaves_per_step, remaining)
+            if self._gumbel:
+                gumbel_root_actions(tree, active, leaves, simulations - remaining, table, self._gumbel_noise,
+                                    self._considered, self._num_considered, self._local_visits,
+                                    float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), self._root_action)
             remaining -= leaves
             count = select_leaves(tree, active, leaves, cfg.c_puct, cfg.fpu_reduction, cfg.virtual_loss,
-                                  self._leaf_node, self._leaf_slot, self._eval_positions, self._eval_game,
+                                  self._root_action, self._leaf_node, self._leaf_slot, self._eval_positions, self._eval_game,
                                   self._eval_node)
             if count and self.endgame_solver is not None:
                 count = self._solve_endgame_leaves(active, leaves, count)

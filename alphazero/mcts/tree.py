@@ -44,10 +44,11 @@ NODE = np.dtype(
         ("in_flight", np.int32),
         ("value_sum", np.float64),
         ("exact_value", np.float32),
+        ("raw_value", np.float32),
         ("proven", np.bool_),
         ("status", np.int8),
+        ("action_from_parent", np.int8),
         ("parent", np.int32),
-        ("action_from_parent", np.int32),
         ("legal", np.uint64),
         ("player", np.uint64),
         ("opponent", np.uint64),
@@ -68,11 +69,14 @@ class Tree(NamedTuple):
         value_sum: float64. Sum of the backed-up values, from the node's side to move.
         exact_value: float32. The game-theoretic result (+1/0/-1) for the node's side to move,
           meaningful when `proven`.
+        raw_value: float32. The evaluator's value of the node (side to move's view), set by the
+          evaluation that expanded it; 0 for nodes never evaluated (proven leaves). Gumbel's mixed
+          value estimate reads the root's.
         proven: bool. The result is known: always for TERMINAL and SOLVED nodes, and (with
           MCTSConfig.solver) for nodes whose children's results settle it.
         status: int8. `PENDING`, `EXPANDED`, `TERMINAL` or `SOLVED`.
         parent: int32. The node's parent, `NO_PARENT` for the root.
-        action_from_parent: int32. The action that led here, `NO_ACTION` for the root.
+        action_from_parent: int8. The action that led here, `NO_ACTION` for the root.
         legal: uint64. Legal squares at the node; 0 means the only action is PASS (or, for a
           TERMINAL node, none).
         player, opponent: uint64. The position, `player` to move.
@@ -143,6 +147,7 @@ def open_node(tree, b, parent, action, player, opponent):
     node.visits = 0
     node.in_flight = 0
     node.value_sum = 0.0
+    node.raw_value = 0.0
     node.parent = parent
     node.action_from_parent = action
     node.player = player
@@ -179,7 +184,9 @@ def compact_subtree(tree, b, new_root, max_nodes, new_index):
             member = True
         else:
             up = tree.nodes[b, old].parent
-            member = up >= new_root and new_index[up] != UNVISITED
+            # A node its parent no longer links to (see root.discount_root_visits) is garbage.
+            member = (up >= new_root and new_index[up] != UNVISITED
+                      and tree.edges[b, up, tree.nodes[b, old].action_from_parent].child == old)
         if member and kept < max_nodes:
             new_index[old] = kept
             kept += 1
@@ -247,6 +254,7 @@ def record_root_values(tree, eval_game, eval_node, values, count):
         node = eval_node[m]
         tree.nodes[b, node].visits = 1
         tree.nodes[b, node].value_sum = values[m]
+        tree.nodes[b, node].raw_value = values[m]
 
 
 @njit(cache=True)

@@ -26,6 +26,9 @@ class GameRecord:
                   position where the endgame solver solved it, NaN elsewhere; or None. Replaces
                   the game's outcome as that position's value target in the replay shard (the
                   shard keeps the targets, not this array: a record read back has None).
+    policy_mask:  bool[T], False at plies whose policy is not a training target (playout cap
+                  randomisation's small searches: the position still gets a value target), or
+                  None: every ply has a policy target.
     """
 
     start: GameState
@@ -35,6 +38,7 @@ class GameRecord:
     black_margin: int | None = None
     metadata: dict = field(default_factory=dict)
     exact_values: np.ndarray | None = None
+    policy_mask: np.ndarray | None = None
 
     def __post_init__(self):
         self.actions = np.asarray(self.actions, dtype=np.int16)
@@ -53,6 +57,10 @@ class GameRecord:
             known = self.exact_values[~np.isnan(self.exact_values)]
             if not np.isin(known, (-1.0, 0.0, 1.0)).all():
                 raise ValueError("exact_values must be +1, 0, -1 or NaN")
+        if self.policy_mask is not None:
+            self.policy_mask = np.asarray(self.policy_mask, dtype=np.bool_)
+            if self.policy_mask.shape != (len(self.actions),):
+                raise ValueError(f"policy_mask shape {self.policy_mask.shape} does not match {len(self.actions)} actions")
 
     def __len__(self) -> int:
         return len(self.actions)

@@ -125,13 +125,17 @@ class ShardWriter:
 @dataclass
 class Batch:
     """A training batch. positions: uint64[n, 2] (player, opponent); policies: float32[n, 65]
-    summing to 1; values: float32[n] in {-1, 0, 1}, the final result for the side to move;
-    symmetries: int64[n], the symmetry applied to each sample (0 = none)."""
+    summing to 1; values: float32[n], the value target for the side to move: the final result
+    in {-1, 0, 1} (or the position's exact result), blended with the root search value when
+    the buffer's `value_target_q_weight` > 0; symmetries: int64[n], the symmetry applied to each
+    sample (0 = none); policy_mask: bool[n], False where the policy is no training target (the
+    trainer skips its policy loss; None = every row has one)."""
 
     positions: np.ndarray
     policies: np.ndarray
     values: np.ndarray
     symmetries: np.ndarray
+    policy_mask: np.ndarray | None = None
 
 
 @dataclass
@@ -147,37 +151,73 @@ class _Shard:
     row: int = NOT_LOADED
 
 
+# The per-row columns the buffer keeps in memory: name -> (dtype, trailing shape).
+_COLUMNS = {
+    "positions": (np.uint64, (2,)),
+    "policies": (np.float16, (NUM_ACTIONS,)),
+    "outcomes": (np.int8, ()),
+    # The root search value q (side to move's view) for value targets that blend z and q: the
+    # exact result where the position has one, the outcome where the game has no root values.
+    "q_values": (np.float16, ()),
+    # False where the row's policy is no training target (playout cap randomisation).
+    "policy_mask": (np.bool_, ()),
+}
+
+
+def _shard_columns(data: ShardData) -> dict[str, np.ndarray]:
+    """The buffer's columns of every position of a shard."""
+    q = data.position_root_values()
+    q = np.where(data.exact_mask | np.isnan(q), data.outcomes.astype(np.float32), q)
+    return {"positions": data.positions, "policies": data.policies, "outcomes": data.outcomes,
+            "q_values": q.astype(np.float16), "policy_mask": data.policy_mask}
+
+
 class _Rows:
     """Training samples of the newest shards, concatenated in shard-name order.
 
     Logical row r lives at index r - base of the arrays. Rows are appended at the end and dropped
     at the front only, so logical rows stay valid; the arrays are compacted (and grown) when
     appending would run past their end.
-      positions: uint64[capacity, 2]; policies: float16[capacity, 65]; outcomes: int8[capacity]
+      columns: name -> array [capacity, ...] for each of `_COLUMNS` (positions uint64[., 2],
+        policies float16[., 65], outcomes int8[.], q_values float16[.])
       begin, end: the logical rows held, [begin, end)
     """
 
     def __init__(self, first_row: int = 0):
         self.base = self.begin = self.end = first_row
-        self.positions = np.empty((0, 2), dtype=np.uint64)
-        self.policies = np.empty((0, NUM_ACTIONS), dtype=np.float16)
-        self.outcomes = np.empty(0, dtype=np.int8)
+        self.columns = {name: np.empty((0, *shape), dtype=dtype) for name, (dtype, shape) in _COLUMNS.items()}
 
     def __len__(self) -> int:
         return self.end - self.begin
 
-    def append(self, positions: np.ndarray, policies: np.ndarray, outcomes: np.ndarray) -> int:
-        """Append rows; returns the logical row of the first one."""
-        count = len(outcomes)
-        if self.end - self.base + count > len(self.outcomes):
+    @property
+    def positions(self) -> np.ndarray:
+        return self.columns["positions"]
+
+    @property
+    def policies(self) -> np.ndarray:
+        return self.columns["policies"]
+
+    @property
+    def outcomes(self) -> np.ndarray:
+        return self.columns["outcomes"]
+
+    def append(self, columns: dict[str, np.ndarray]) -> int:
+        """Append rows (one array per column); returns the logical row of the first one."""
+        count = len(columns["outcomes"])
+        if self.end - self.base + count > len(self.columns["outcomes"]):
             self._reallocate(max(2 * (len(self) + count), 1024))
         start = self.end - self.base
-        self.positions[start : start + count] = positions
-        self.policies[start : start + count] = policies
-        self.outcomes[start : start + count] = outcomes
+        for name, array in self.columns.items():
+            array[start : start + count] = columns[name]
         first = self.end
         self.end += count
         return first
+
+    def take(self, first: int, last: int) -> dict[str, np.ndarray]:
+        """The columns of logical rows [first, last) (views)."""
+        held = self.physical(first, last)
+        return {name: array[held] for name, array in self.columns.items()}
 
     def drop_before(self, row: int) -> None:
         self.begin = max(self.begin, min(row, self.end))
@@ -187,14 +227,11 @@ class _Rows:
 
     def _reallocate(self, capacity: int) -> None:
         held = self.physical(self.begin, self.end)
-        positions = np.empty((capacity, 2), dtype=np.uint64)
-        policies = np.empty((capacity, NUM_ACTIONS), dtype=np.float16)
-        outcomes = np.empty(capacity, dtype=np.int8)
         count = len(self)
-        positions[:count] = self.positions[held]
-        policies[:count] = self.policies[held]
-        outcomes[:count] = self.outcomes[held]
-        self.positions, self.policies, self.outcomes = positions, policies, outcomes
+        for name, (dtype, shape) in _COLUMNS.items():
+            array = np.empty((capacity, *shape), dtype=dtype)
+            array[:count] = self.columns[name][held]
+            self.columns[name] = array
         self.base = self.begin
 
 
@@ -208,6 +245,9 @@ class ReplayBuffer:
       stale_tmp_seconds: `.tmp` files older than this are deleted on start (crashed writers).
       scan: load the shards already on disk now (`refresh()`); False suits a process that only
         writes (a self-play worker: `add_games` with a tiny window), and sees only its own shards.
+      value_target_q_weight: w in [0, 1]; a sample's value target is (1 - w) * z + w * q, z the
+        game's result and q the root search value, both from the side to move's view; an exact
+        result (endgame solver) replaces both, and a game without root values uses z. 0 = z.
     Call `refresh()` to see shards written by other processes since.
     """
 
@@ -218,13 +258,17 @@ class ReplayBuffer:
         min_positions_to_sample: int = 1,
         stale_tmp_seconds: float = DEFAULT_STALE_TMP_SECONDS,
         scan: bool = True,
+        value_target_q_weight: float = 0.0,
     ):
+        if not 0.0 <= value_target_q_weight <= 1.0:
+            raise ValueError(f"value_target_q_weight must be in [0, 1], got {value_target_q_weight}")
         if window_positions <= 0:
             raise ValueError(f"window_positions must be positive, got {window_positions}")
         if min_positions_to_sample > window_positions:
             raise ValueError(f"min_positions_to_sample {min_positions_to_sample} exceeds window_positions {window_positions}")
         self.directory = Path(directory)
         self.window_positions = int(window_positions)
+        self.value_target_q_weight = float(value_target_q_weight)
         self.min_positions_to_sample = max(1, int(min_positions_to_sample))
         self.quarantine_dir = self.directory / QUARANTINE_DIR
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -334,7 +378,7 @@ class ReplayBuffer:
         for name, games, positions, data in shards:
             shard = _Shard(name, games, positions)
             if data is not None:
-                shard.row = self._rows.append(data.positions, data.policies, data.outcomes)
+                shard.row = self._rows.append(_shard_columns(data))
             self._shards.append(shard)
             self._names.append(name)
         self._trim_window()
@@ -347,7 +391,7 @@ class ReplayBuffer:
         """
         new_data = {name: data for name, _, _, data in shards}
         merged = sorted(self._shards + [_Shard(name, games, positions) for name, games, positions, _ in shards], key=lambda s: s.name)
-        pieces = []  # (shard, positions, policies, outcomes): the newest rows of each shard, newest shard first
+        pieces = []  # (shard, columns): the newest rows of each shard, newest shard first
         needed = self.window_positions
         for shard in reversed(merged):
             take = min(needed, shard.num_positions)
@@ -357,18 +401,17 @@ class ReplayBuffer:
                 if take and data is None:
                     raise AssertionError(f"{shard.name} was read header-only but falls inside the window")
                 if take:
-                    pieces.append((shard, data.positions[-take:], data.policies[-take:], data.outcomes[-take:]))
+                    pieces.append((shard, {name: column[-take:] for name, column in _shard_columns(data).items()}))
             elif take:
                 last = shard.row + shard.num_positions
                 if shard.row == _Shard.NOT_LOADED or last - take < self._rows.begin:
                     raise AssertionError(f"rows of {shard.name} left memory but are back in the window")
-                held = self._rows.physical(last - take, last)
-                pieces.append((shard, self._rows.positions[held], self._rows.policies[held], self._rows.outcomes[held]))
+                pieces.append((shard, self._rows.take(last - take, last)))
             shard.row = _Shard.NOT_LOADED
-        oldest_skipped = pieces[-1][0].num_positions - len(pieces[-1][3]) if pieces else 0
+        oldest_skipped = pieces[-1][0].num_positions - len(pieces[-1][1]["outcomes"]) if pieces else 0
         rows = _Rows(first_row=oldest_skipped)  # so that the oldest shard's first (dropped) row is 0
-        for shard, positions, policies, outcomes in reversed(pieces):
-            shard.row = rows.append(positions, policies, outcomes) - (shard.num_positions - len(outcomes))
+        for shard, columns in reversed(pieces):
+            shard.row = rows.append(columns) - (shard.num_positions - len(columns["outcomes"]))
         self._rows = rows
         self._shards = merged
         self._names = [s.name for s in merged]
@@ -410,6 +453,9 @@ class ReplayBuffer:
         policies = self._rows.policies[rows].astype(np.float32)
         policies /= np.maximum(policies.sum(axis=1, keepdims=True), np.float32(1e-12))
         values = self._rows.outcomes[rows].astype(np.float32)
+        if self.value_target_q_weight > 0.0:
+            w = np.float32(self.value_target_q_weight)
+            values = (1 - w) * values + w * self._rows.columns["q_values"][rows].astype(np.float32)
         if augment:
             symmetries = rng.integers(0, NUM_SYMMETRIES, size=batch_size)
             positions = transform_positions(positions, symmetries)
@@ -417,7 +463,8 @@ class ReplayBuffer:
             policies = np.take_along_axis(policies, ACTION_MAP[INVERSE[symmetries]], axis=1)
         else:
             symmetries = np.zeros(batch_size, dtype=np.int64)
-        return Batch(positions=positions, policies=policies, values=values, symmetries=symmetries)
+        policy_mask = self._rows.columns["policy_mask"][rows]
+        return Batch(positions=positions, policies=policies, values=values, symmetries=symmetries, policy_mask=policy_mask)
 
     # ------------------------------------------------------------------ pruning
 

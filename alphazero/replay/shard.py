@@ -24,6 +24,10 @@ Arrays (P training positions, G games, T plies in all, Q forced passes, T = P + 
     has_root_values   bool[G]        False where the record had no root values (stored as NaN)
     action_offsets    int64[G + 1]   game g's plies are actions[action_offsets[g]:action_offsets[g+1]]
     position_offsets  int64[G + 1]   the same for the per-position arrays
+    exact_mask        bool[P]        True where the value target is the position's exact result
+                                     (optional: a shard written before it existed reads as all False)
+    policy_mask       bool[P]        False where the policy is no training target (GameRecord.
+                                     policy_mask; optional: an older shard reads as all True)
   per ply
     actions           int16[T]       0..64, passes explicit
     root_values       float16[T]     search value of each root, side to move's view
@@ -83,6 +87,12 @@ _SCHEMA = {
     "header": (np.int64, ()),
     "metadata": (np.uint8, ()),
 }
+# Per-position arrays added after format 1 was in use: written by every new shard, optional on
+# read (an older shard reads as `default` everywhere). name -> (dtype, default).
+_OPTIONAL_PER_POSITION = {
+    "exact_mask": (np.bool_, False),
+    "policy_mask": (np.bool_, True),
+}
 _CHECKSUM = "checksum"
 
 
@@ -110,6 +120,21 @@ class ShardData:
     pass_policies: np.ndarray
     metadata: dict
     path: Path | None = None
+    exact_mask: np.ndarray | None = None
+    policy_mask: np.ndarray | None = None
+
+    def __post_init__(self):
+        for name, (dtype, default) in _OPTIONAL_PER_POSITION.items():
+            if getattr(self, name) is None:
+                setattr(self, name, np.full(len(self.outcomes), default, dtype=dtype))
+
+    def position_root_values(self) -> np.ndarray:
+        """float32[P]: each training position's root search value (side to move's view), NaN for
+        games recorded without root values."""
+        is_pass = self.actions == PASS
+        values = self.root_values.astype(np.float32)
+        values[np.repeat(~self.has_root_values, np.diff(self.action_offsets))] = np.nan
+        return values[~is_pass]
 
     @property
     def num_games(self) -> int:
@@ -138,6 +163,11 @@ class ShardData:
             policies[is_pass] = self.pass_policies[pass_row : pass_row + passes]
             pass_row += passes
             root_values = self.root_values[first:last].astype(np.float32) if self.has_root_values[game] else None
+            position_mask = self.policy_mask[self.position_offsets[game] : self.position_offsets[game + 1]]
+            policy_mask = None
+            if not position_mask.all():
+                policy_mask = np.ones(len(actions), dtype=np.bool_)
+                policy_mask[~is_pass] = position_mask
             start = GameState(int(self.start_black[game]), int(self.start_white[game]), bool(self.start_black_to_move[game]))
             records.append(
                 GameRecord(
@@ -147,6 +177,7 @@ class ShardData:
                     root_values=root_values,
                     black_margin=int(self.black_margin[game]),
                     metadata=dict(game_metadata[game]),
+                    policy_mask=policy_mask,
                 )
             )
         return records
@@ -154,6 +185,7 @@ class ShardData:
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array as stored on disk, metadata and header included, checksum excluded."""
         out = {name: getattr(self, name) for name in _SCHEMA if name not in ("header", "metadata")}
+        out.update({name: getattr(self, name) for name in _OPTIONAL_PER_POSITION})
         out["header"] = np.array([FORMAT_VERSION, self.num_games, self.num_positions, self.num_plies], dtype=np.int64)
         out["metadata"] = np.frombuffer(json.dumps(self.metadata, sort_keys=True).encode("utf-8"), dtype=np.uint8)
         return out
@@ -254,6 +286,10 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
         [r.exact_values if r.exact_values is not None else np.full(len(r.actions), np.nan, np.float32) for r in records]
     )
     outcomes = np.where(np.isnan(exact), outcomes, np.nan_to_num(exact)).astype(np.int8)[~is_pass]
+    exact_mask = ~np.isnan(exact[~is_pass])
+    policy_mask = np.concatenate(
+        [r.policy_mask if r.policy_mask is not None else np.ones(len(r.actions), np.bool_) for r in records]
+    )[~is_pass]
 
     has_root_values = np.array([r.root_values is not None for r in records], dtype=np.bool_)
     root_values = np.concatenate(
@@ -279,6 +315,8 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
         root_values=root_values,
         pass_policies=all_policies[is_pass],
         metadata=metadata,
+        exact_mask=exact_mask,
+        policy_mask=policy_mask,
     )
 
 
@@ -322,13 +360,13 @@ def write_shard(path: str | os.PathLike, records: list[GameRecord], extra_metada
     return data
 
 
-def _load_arrays(path: Path, names) -> dict[str, np.ndarray]:
+def _load_arrays(path: Path, names, optional=()) -> dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as archive:
             missing = [name for name in names if name not in archive.files]
             if missing:
                 raise ShardError(f"{path}: missing arrays {missing}; found {sorted(archive.files)}")
-            return {name: archive[name] for name in names}
+            return {name: archive[name] for name in list(names) + [n for n in optional if n in archive.files]}
     except ShardError:
         raise
     except FileNotFoundError:
@@ -359,7 +397,7 @@ def read_shard(path: str | os.PathLike, verify_positions: bool = True) -> ShardD
     also replays the games and compares the stored positions (cheap: one numba pass).
     """
     path = Path(path)
-    arrays = _load_arrays(path, list(_SCHEMA) + [_CHECKSUM])
+    arrays = _load_arrays(path, list(_SCHEMA) + [_CHECKSUM], optional=_OPTIONAL_PER_POSITION)
     stored_crc = arrays.pop(_CHECKSUM)
     _check(stored_crc.shape == (1,) and stored_crc.dtype == np.uint32, path, f"checksum array has shape {stored_crc.shape}")
     actual_crc = _checksum(arrays)
@@ -378,6 +416,10 @@ def read_shard(path: str | os.PathLike, verify_positions: bool = True) -> ShardD
         "has_root_values": games, "action_offsets": games + 1, "position_offsets": games + 1,
         "actions": plies, "root_values": plies, "pass_policies": plies - num_positions,
     }  # fmt: skip
+    for name, (dtype, _) in _OPTIONAL_PER_POSITION.items():
+        if name in arrays:
+            _check(arrays[name].dtype == dtype and arrays[name].ndim == 1, path, f"array {name!r} has dtype {arrays[name].dtype} and shape {arrays[name].shape}, expected ({num_positions},) {np.dtype(dtype)}")
+            expected_lengths[name] = num_positions
     for name, length in expected_lengths.items():
         _check(len(arrays[name]) == length, path, f"array {name!r} has {len(arrays[name])} rows, header says {length}")
 

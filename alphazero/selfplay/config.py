@@ -32,6 +32,12 @@ class SelfPlayConfig:
     # Positions the endgame solver solved (mcts.endgame_solve_empties) get their exact result as
     # value target instead of the game's outcome.
     exact_value_targets: bool = True
+    # Playout cap randomisation (KataGo, Wu 2019): a move gets a full search (mcts.simulations,
+    # root noise, its visits become a policy target) with probability playout_cap_fraction, else a
+    # small search of playout_cap_small simulations without noise that only chooses the move and
+    # records no policy target (the position keeps its value target). 1 = every move a full search.
+    playout_cap_fraction: float = 1.0
+    playout_cap_small: int = 25
 
     def __post_init__(self):
         _require(self.workers >= 1, "selfplay.workers", self.workers, ">= 1")
@@ -41,5 +47,8 @@ class SelfPlayConfig:
         _require(self.threads_per_worker >= 1, "selfplay.threads_per_worker", self.threads_per_worker, ">= 1")
         _require(self.server_max_batch >= 1, "selfplay.server_max_batch", self.server_max_batch, ">= 1")
         _require(self.server_wait_ms >= 0, "selfplay.server_wait_ms", self.server_wait_ms, ">= 0")
+        _require(0 < self.playout_cap_fraction <= 1, "selfplay.playout_cap_fraction", self.playout_cap_fraction, "in (0, 1] (1 = off)")
+        _require(isinstance(self.playout_cap_small, int) and self.playout_cap_small >= 1, "selfplay.playout_cap_small",
+                 self.playout_cap_small, "an integer >= 1 (and <= mcts.simulations)")
         _require(0 <= self.random_opening_plies <= 59, "selfplay.random_opening_plies", self.random_opening_plies, "in 0..59")
 

@@ -4,6 +4,13 @@
 (one network batch per search step inside `BatchedSearch`), plays the chosen actions, turns
 finished games into GameRecords and starts a new game in each freed slot. A slot whose side to move is forced to pass skips the search: its
 only action is PASS and its policy target is one-hot (the replay buffer skips such plies anyway).
+
+Playout cap randomisation (`playout_cap_fraction` p < 1, KataGo): each searched move is, with
+probability p (the runner's rng, per slot and move), a full search with root noise whose visit
+distribution is the policy target; otherwise a search of `playout_cap_small` simulations without
+noise that only picks the move (temperature as usual), recorded with policy_mask False. The two
+kinds run as two `search` calls over complementary `active` masks, so each slot's tree (and its
+reuse) is that of whichever search it had.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ class _Slot:
     policies: list = field(default_factory=list)
     root_values: list = field(default_factory=list)
     exact_values: list = field(default_factory=list)
+    policy_mask: list = field(default_factory=list)
 
 
 def random_opening(rng: np.random.Generator, plies: int) -> GameState:
@@ -51,11 +59,18 @@ class SelfPlayRunner:
     """
 
     def __init__(self, search, rng: np.random.Generator, random_opening_plies: int = 0, metadata: dict | None = None,
-                 exact_value_targets: bool = True):
+                 exact_value_targets: bool = True, playout_cap_fraction: float = 1.0, playout_cap_small: int = 25):
         self.search = search
         # Record the exact result of the positions the search's endgame solver solved, as their value
         # targets (GameRecord.exact_values).
         self.exact_value_targets = exact_value_targets
+        if not 0 < playout_cap_fraction <= 1:
+            raise ValueError(f"playout_cap_fraction must be in (0, 1], got {playout_cap_fraction}")
+        if playout_cap_fraction < 1 and not 1 <= playout_cap_small <= search.config.simulations:
+            raise ValueError(f"selfplay.playout_cap_small must be in 1..mcts.simulations ({search.config.simulations}), "
+                             f"got {playout_cap_small}")
+        self.playout_cap_fraction = playout_cap_fraction
+        self.playout_cap_small = playout_cap_small
         self.rng = rng
         self.random_opening_plies = random_opening_plies
         self.metadata = dict(metadata or {})
@@ -114,8 +129,11 @@ class SelfPlayRunner:
         forced_pass = in_play & (moves == 0)
         to_search = in_play & ~forced_pass
         actions = np.full(self.num_slots, PASS, dtype=np.int64)
+        full = to_search
+        if self.playout_cap_fraction < 1:
+            full = to_search & (self.rng.random(self.num_slots) < self.playout_cap_fraction)
         if to_search.any():
-            result = self.search.search(positions, self._ply, active=to_search, add_noise=True)
+            result = self._search_capped(positions, full, to_search & ~full)
             self.simulations_run += int(result.visits[to_search].sum())
             actions[to_search] = result.action[to_search]
         for i in np.flatnonzero(in_play):
@@ -126,11 +144,13 @@ class SelfPlayRunner:
                 slot.policies.append(policy)
                 slot.root_values.append(np.nan)
                 slot.exact_values.append(np.nan)
+                slot.policy_mask.append(True)
             else:
                 slot.policies.append(result.policy[i])
                 slot.root_values.append(result.root_value[i])
                 score = result.exact_score[i]
                 slot.exact_values.append(np.nan if score == NO_EXACT_SCORE else np.sign(score))
+                slot.policy_mask.append(bool(full[i]))
             slot.actions.append(int(actions[i]))
         self._positions = positions = np.where(in_play[:, None], make_move_batch(positions, actions), positions)
         self._black_to_move = np.where(in_play, ~self._black_to_move, self._black_to_move)
@@ -144,6 +164,20 @@ class SelfPlayRunner:
             finished.append(self._finish(slots[i], positions[i], bool(self._black_to_move[i])))
             slots[i] = None
         return finished
+
+    def _search_capped(self, positions: np.ndarray, full: np.ndarray, small: np.ndarray):
+        """The full searches (root noise) over `full` and the small ones (no noise,
+        `playout_cap_small` simulations) over `small`, merged into one SearchResult."""
+        if not small.any():
+            return self.search.search(positions, self._ply, active=full, add_noise=True)
+        result = self.search.search(positions, self._ply, active=small, add_noise=False,
+                                    simulations=self.playout_cap_small)
+        if full.any():
+            full_result = self.search.search(positions, self._ply, active=full, add_noise=True)
+            for name in ("policy", "visits", "root_value", "action", "reused_visits", "exact_score"):
+                merged = getattr(result, name)
+                merged[full] = getattr(full_result, name)[full]
+        return result
 
     def play(self, num_games: int, on_game=None, on_step=None) -> list[GameRecord]:
         """Play exactly `num_games` complete games from empty slots, then leave the slots empty:
@@ -177,4 +211,5 @@ class SelfPlayRunner:
             black_margin=final.black_margin(),
             metadata=dict(self.metadata),
             exact_values=np.array(slot.exact_values, dtype=np.float32) if self.exact_value_targets else None,
+            policy_mask=None if all(slot.policy_mask) else np.array(slot.policy_mask, dtype=np.bool_),
         )

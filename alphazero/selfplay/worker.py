@@ -97,7 +97,13 @@ class _Outbox:
         self.connection = connection
 
     def put(self, message) -> None:
-        self.connection.send(message)
+        try:
+            self.connection.send(message)
+        except (BrokenPipeError, ConnectionResetError):
+            # The pool closed its end: the run is gone or stopping at once (a second Ctrl-C) and
+            # wants nothing more from this worker. Leave now, quietly: a traceback here would only
+            # tell the user about a stop they asked for. Shards already written stay on disk.
+            os._exit(0)
 
 
 @dataclass
@@ -173,6 +179,8 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                                 search, rng, selfplay_cfg.random_opening_plies,
                                 metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
                                 exact_value_targets=selfplay_cfg.exact_value_targets,
+                                playout_cap_fraction=selfplay_cfg.playout_cap_fraction,
+                                playout_cap_small=selfplay_cfg.playout_cap_small,
                             )
                             reporter.runner = runner
                 before = runner.simulations_run

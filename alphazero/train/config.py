@@ -42,6 +42,9 @@ class TrainConfig:
     keep_old_shards: bool = False
     min_positions: int = 2000  # no training before the buffer holds this many positions
     value_loss_weight: float = 1.0
+    # Value target = (1 - w) * z + w * q: z the game's result, q the root search value of the
+    # position, both from the side to move's view (exact endgame results win over both). 0 = z only.
+    value_target_q_weight: float = 0.0
     grad_clip: float = 5.0  # 0 disables clipping
     mixed_precision: bool = True  # bf16 autocast on CUDA; ignored on CPU
     augment: bool = True  # random board symmetry per sample
@@ -65,6 +68,7 @@ class TrainConfig:
         require(self.lr_step_every >= 1, "train.lr_step_every", self.lr_step_every, ">= 1")
         require(0 < self.lr_step_gamma <= 1, "train.lr_step_gamma", self.lr_step_gamma, "in (0, 1]")
         require(self.grad_clip >= 0, "train.grad_clip", self.grad_clip, ">= 0")
+        require(0 <= self.value_target_q_weight <= 1, "train.value_target_q_weight", self.value_target_q_weight, "in [0, 1]")
         require(self.value_loss_weight >= 0, "train.value_loss_weight", self.value_loss_weight, ">= 0")
         require(self.checkpoint_every_steps >= 1, "train.checkpoint_every_steps", self.checkpoint_every_steps, ">= 1")
 

@@ -180,7 +180,8 @@ class TrainingRun:
                 world, cfg.train.batch_size // world, cfg.train.batch_size,
             )
         self.seconds_at_start = self.state.seconds
-        self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions)
+        self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions,
+                                   value_target_q_weight=cfg.train.value_target_q_weight)
         self.metrics = Metrics(self.run_dir / "tb", purge_step=self.state.step if cfg.run.resume else None)
         log.info(
             "run directory %s | model %s | %d self-play workers x %d games | mode %s | device %s",
@@ -279,7 +280,9 @@ class TrainingRun:
                 break
             fault_point("train_step")
             batch = self.replay.sample(cfg.batch_size, self.rng, augment=cfg.augment)
-            losses = self.trainer.step(batch.positions, batch.policies, batch.values)
+            # All rows with policy targets (playout cap off): the unmasked loss, as before the mask existed.
+            policy_mask = None if batch.policy_mask is None or batch.policy_mask.all() else batch.policy_mask
+            losses = self.trainer.step(batch.positions, batch.policies, batch.values, policy_mask)
             self.state.step += 1
             self.state.samples_trained += cfg.batch_size
             taken += 1

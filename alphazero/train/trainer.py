@@ -2,6 +2,9 @@
 
 loss = cross-entropy(visit distribution, masked policy) + w * MSE(outcome, value)
 
+Rows whose policy is no training target (`policy_mask` False: playout cap randomisation's small
+searches) add nothing to the policy loss, which is then the mean over the other rows.
+
 The policy is masked to legal actions before the log-softmax, so illegal actions neither get
 probability nor gradient, and a zero target on a masked action never produces 0 * -inf = NaN.
 """
@@ -60,8 +63,10 @@ class Trainer:
         self.scheduler = build_scheduler(self.optimizer, cfg)
         self.use_autocast = cfg.mixed_precision and device.type == "cuda"
 
-    def losses(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray) -> dict:
-        """Loss terms (tensors) for a batch; used by `step` and by evaluation without gradients."""
+    def losses(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
+               policy_mask: np.ndarray | None = None) -> dict:
+        """Loss terms (tensors) for a batch; used by `step` and by evaluation without gradients.
+        policy_mask: bool[n] or None; rows with False count in the value loss only."""
         planes = torch.from_numpy(encode_positions(positions)).to(self.device, non_blocking=True)
         legal = torch.from_numpy(legal_action_mask_batch(positions)).to(self.device)
         target_pi = torch.from_numpy(np.asarray(target_policies, dtype=np.float32)).to(self.device)
@@ -71,11 +76,19 @@ class Trainer:
             logits, value = self.model(planes)
         log_pi = masked_log_softmax(logits.float(), legal)
         safe_log_pi = torch.where(legal, log_pi, torch.zeros_like(log_pi))
-        policy_loss = -(target_pi * safe_log_pi).sum(dim=1).mean()
         value_loss = torch.nn.functional.mse_loss(value.float(), target_v)
         entropy = -(log_pi.exp() * safe_log_pi).sum(dim=1).mean()
+        cross_entropy = -(target_pi * safe_log_pi).sum(dim=1)
         # Cross-entropy minus the target's own entropy: 0 when the policy matches the target exactly.
-        target_entropy = -(target_pi * torch.log(target_pi.clamp_min(1e-12))).sum(dim=1).mean()
+        own_entropy = -(target_pi * torch.log(target_pi.clamp_min(1e-12))).sum(dim=1)
+        if policy_mask is None:
+            policy_loss = cross_entropy.mean()
+            target_entropy = own_entropy.mean()
+        else:
+            weight = torch.from_numpy(np.asarray(policy_mask, dtype=np.float32)).to(self.device)
+            rows = weight.sum().clamp_min(1.0)
+            policy_loss = (cross_entropy * weight).sum() / rows
+            target_entropy = (own_entropy * weight).sum() / rows
         return {
             "policy": policy_loss,
             "value": value_loss,
@@ -84,10 +97,11 @@ class Trainer:
             "policy_kl": policy_loss - target_entropy,
         }
 
-    def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray) -> dict:
+    def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
+             policy_mask: np.ndarray | None = None) -> dict:
         """One SGD/AdamW step; returns plain floats for logging."""
         self.net.train()
-        terms = self.losses(positions, target_policies, target_values)
+        terms = self.losses(positions, target_policies, target_values, policy_mask)
         self.optimizer.zero_grad(set_to_none=True)
         terms["total"].backward()
         if self.cfg.grad_clip > 0:
