@@ -16,7 +16,7 @@ batch rather than letting every rank sample the shards itself:
   - the other ranks need neither the replay directory (no shared file system) nor its timing: no
     window that differs by a shard written between two ranks' scans, no shard pruned under a
     reader, no second copy of a window of millions of positions in memory per rank;
-  - it is cheap: 280 bytes a row (position, policy, value), 72 KB a step at batch 256, over local
+  - it is cheap: 284 bytes a row (position, policy, value, policy mask), 73 KB a step at batch 256, over local
     sockets, against a forward/backward of milliseconds. Each rank encodes its own rows (planes,
     legal masks), which is the CPU-heavy part.
 
@@ -31,7 +31,8 @@ The control messages go over a gloo group of their own with a long timeout: rank
 hour in self-play, gating or evaluation while the others wait for the next step.
   start  one pickled object {config, network state, optimizer + scheduler state} (None: no run)
   step   one uint8 message: int64 header (op, rows), positions (uint64 [rows, 2]),
-         policies (float32 [rows, 65]), values (float32 [rows])
+         policies (float32 [rows, 65]), values (float32 [rows]), policy mask (float32 [rows]: 0
+         where the policy is no target, playout cap randomisation's small searches)
   stop   the same message with op STOP, sent by rank 0 after its final save
 """
 
@@ -58,7 +59,7 @@ from alphazero.train.trainer import Trainer
 CONTROL_TIMEOUT = datetime.timedelta(days=7)  # gloo keeps it in int32 milliseconds: < 24.8 days
 _STEP, _STOP = 1, 2
 _HEADER_BYTES = 16  # int64 op, int64 rows
-_ROW_BYTES = 2 * 8 + NUM_ACTIONS * 4 + 4  # positions, policy, value
+_ROW_BYTES = 2 * 8 + NUM_ACTIONS * 4 + 4 + 4  # positions, policy, value, policy mask
 
 
 @dataclass(frozen=True)
@@ -222,13 +223,16 @@ class DistributedTrainer(Trainer):
         self.message = torch.empty(_HEADER_BYTES + _ROW_BYTES * cfg.batch_size, dtype=torch.uint8)
         self.steps = 0
         self.stopped = False
+        self._global_policy_rows = None
 
-    def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray) -> dict:
+    def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
+             policy_mask: np.ndarray | None = None) -> dict:
         """Rank 0: one step on the global batch (sent to every process first)."""
         if self.rank != 0:
             raise RuntimeError("only rank 0 hands out batches; the other ranks call serve()")
-        self._send(_STEP, positions, target_policies, target_values)
-        return self._step_share(positions, target_policies, target_values)
+        mask = np.ones(len(positions), np.float32) if policy_mask is None else np.asarray(policy_mask, np.float32)
+        self._send(_STEP, positions, target_policies, target_values, mask)
+        return self._step_share(positions, target_policies, target_values, mask)
 
     def serve(self) -> int:
         """Ranks 1..N-1: train on each batch rank 0 sends until it sends stop; returns the steps."""
@@ -248,14 +252,26 @@ class DistributedTrainer(Trainer):
             self.stopped = True
             self._send(_STOP)
 
-    def _step_share(self, positions, policies, values) -> dict:
+    def _step_share(self, positions, policies, values, mask) -> dict:
         rows = len(positions)
         check_batch_size(rows, self.world_size)
         share = rows // self.world_size
         mine = slice(self.rank * share, (self.rank + 1) * share)
-        out = super().step(positions[mine], policies[mine], values[mine])
+        if mask.all():
+            self._global_policy_rows = None
+            out = super().step(positions[mine], policies[mine], values[mine])
+        else:
+            # A share's masked policy loss is averaged over the policy rows of the whole batch
+            # (per process), so the mean over the processes is the loss of one process.
+            self._global_policy_rows = max(float(mask.sum()), 1.0) / self.world_size
+            out = super().step(positions[mine], policies[mine], values[mine], mask[mine] > 0)
         self.steps += 1
         return out
+
+    def _policy_rows(self, weight: torch.Tensor) -> torch.Tensor:
+        if self._global_policy_rows is None:
+            return super()._policy_rows(weight)
+        return weight.new_tensor(self._global_policy_rows)
 
     def _report_terms(self, terms: dict) -> dict:
         names = list(terms)
@@ -265,14 +281,14 @@ class DistributedTrainer(Trainer):
 
     # The control messages -------------------------------------------------------------------
 
-    def _send(self, op: int, positions=None, policies=None, values=None) -> None:
+    def _send(self, op: int, positions=None, policies=None, values=None, mask=None) -> None:
         buffer = self.message.numpy()
         rows = 0 if positions is None else len(positions)
         if rows * _ROW_BYTES + _HEADER_BYTES > len(buffer):
             raise ValueError(f"a batch of {rows} rows exceeds train.batch_size={self.cfg.batch_size}")
         buffer[:_HEADER_BYTES].view(np.int64)[:] = (op, rows)
         if rows:
-            for view, array in zip(self._views(buffer, rows), (positions, policies, values)):
+            for view, array in zip(self._views(buffer, rows), (positions, policies, values, mask)):
                 view[...] = array
         dist.broadcast(self.message, src=0, group=self.group.control)
 
@@ -284,8 +300,10 @@ class DistributedTrainer(Trainer):
 
     @staticmethod
     def _views(buffer: np.ndarray, rows: int):
-        """positions uint64 [rows, 2], policies float32 [rows, 65], values float32 [rows] in `buffer`."""
-        layout = ((np.uint64, (rows, 2)), (np.float32, (rows, NUM_ACTIONS)), (np.float32, (rows,)))
+        """positions uint64 [rows, 2], policies float32 [rows, 65], values float32 [rows], policy
+        mask float32 [rows] in `buffer`."""
+        layout = ((np.uint64, (rows, 2)), (np.float32, (rows, NUM_ACTIONS)), (np.float32, (rows,)),
+                  (np.float32, (rows,)))
         offset, views = _HEADER_BYTES, []
         for dtype, shape in layout:
             size = int(np.prod(shape)) * np.dtype(dtype).itemsize

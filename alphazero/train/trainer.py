@@ -86,7 +86,7 @@ class Trainer:
             target_entropy = own_entropy.mean()
         else:
             weight = torch.from_numpy(np.asarray(policy_mask, dtype=np.float32)).to(self.device)
-            rows = weight.sum().clamp_min(1.0)
+            rows = self._policy_rows(weight)
             policy_loss = (cross_entropy * weight).sum() / rows
             target_entropy = (own_entropy * weight).sum() / rows
         return {
@@ -96,6 +96,11 @@ class Trainer:
             "entropy": entropy,
             "policy_kl": policy_loss - target_entropy,
         }
+
+    def _policy_rows(self, weight: torch.Tensor) -> torch.Tensor:
+        """The rows the masked policy loss is averaged over (the distributed trainer counts those
+        of the whole batch, so that its processes' shares average to the loss of one process)."""
+        return weight.sum().clamp_min(1.0)
 
     def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
              policy_mask: np.ndarray | None = None) -> dict:

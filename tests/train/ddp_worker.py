@@ -46,11 +46,18 @@ def initial_network(cfg: Config):
     return build_network(cfg.model)
 
 
-def batches():
+def batches(masked: bool = False):
+    """The global batches; `masked` adds a policy mask (playout cap randomisation's rows without a
+    policy target) that leaves the two halves of each batch different numbers of policy rows."""
     positions, policies, values = samples(STEPS * GLOBAL_BATCH)
     for step in range(STEPS):
         rows = slice(step * GLOBAL_BATCH, (step + 1) * GLOBAL_BATCH)
-        yield positions[rows], policies[rows], values[rows]
+        if not masked:
+            yield positions[rows], policies[rows], values[rows]
+            continue
+        mask = np.ones(GLOBAL_BATCH, dtype=bool)
+        mask[[0, 3, 5, 9]] = False  # first half: 5 of 8 policy rows; second half: 7 of 8
+        yield positions[rows], policies[rows], values[rows], np.roll(mask, step)
 
 
 def _exact_float32() -> None:
@@ -59,17 +66,17 @@ def _exact_float32() -> None:
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
 
 
-def single_process_run(device: str = "cpu", mixed_precision: bool = False) -> dict:
+def single_process_run(device: str = "cpu", mixed_precision: bool = False, masked: bool = False) -> dict:
     """The reference: one process, the same initial weights and global batches."""
     _exact_float32()
     cfg = training_config(device=device, mixed_precision=mixed_precision)
     net = initial_network(cfg)
     trainer = Trainer(net, cfg.train, torch.device(device))
-    losses = [trainer.step(*batch) for batch in batches()]
+    losses = [trainer.step(*batch) for batch in batches(masked)]
     return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses}
 
 
-def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false") -> dict:
+def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false", masked: str = "false") -> dict:
     """Rank 0 trains the fixed batches as the run would (config from here, the device of its rank:
     cuda:LOCAL_RANK for "cuda"); the other ranks follow."""
     _exact_float32()
@@ -78,7 +85,7 @@ def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false") -> 
         cfg = training_config(device=device, mixed_precision=mixed_precision == "true")
         net = initial_network(cfg)
         trainer = group.start(cfg, net, Trainer(net, cfg.train, group.device(cfg.train.device)))
-        losses = [trainer.step(*batch) for batch in batches()]
+        losses = [trainer.step(*batch) for batch in batches(masked == "true")]
         group.close()
         return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses, "steps": trainer.steps}
     trainer = group.follow()

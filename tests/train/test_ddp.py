@@ -86,11 +86,14 @@ def test_cross_process_batch_norm_is_batch_norm_over_the_whole_batch(tmp_path):
         torch.testing.assert_close(r["running_var"], reference.running_var, **close)
 
 
-def test_two_processes_train_to_the_weights_of_one_process(tmp_path):
+@pytest.mark.parametrize("masked", [False, True], ids=["every-policy", "policy-mask"])
+def test_two_processes_train_to_the_weights_of_one_process(tmp_path, masked):
     """Same initial weights, same global batches (no augmentation): after the steps, the weights of
-    both ranks, batch-norm statistics included, are those of a single process, and so are the losses."""
-    single = ddp_worker.single_process_run()
-    leader, follower = run_ranks("train", tmp_path)
+    both ranks, batch-norm statistics included, are those of a single process, and so are the losses.
+    With a policy mask (playout cap randomisation) whose policy rows split unevenly between the
+    processes, the masked policy loss is still the single process's average over the whole batch."""
+    single = ddp_worker.single_process_run(masked=masked)
+    leader, follower = run_ranks("train", tmp_path, "cpu", "false", str(masked).lower())
     assert leader["steps"] == follower["steps"] == ddp_worker.STEPS
     initial = ddp_worker.initial_network(ddp_worker.training_config()).state_dict()
     for name, expected in single["state"].items():
