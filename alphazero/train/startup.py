@@ -130,6 +130,14 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
     """A training run's directory and the networks it would start from fit the request (reads only)."""
     from alphazero.train.run_dir import RunDirectoryError, check
 
+    if cfg.selfplay.backend == "ray":
+        from alphazero.selfplay.ray_backend import RayMissing, require_ray
+
+        try:
+            require_ray()
+        except RayMissing as error:
+            raise StartRefused(str(error)) from None
+
     try:
         check(run_dir, cfg.run.resume)
     except RunDirectoryError as error:
