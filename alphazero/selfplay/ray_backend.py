@@ -299,6 +299,9 @@ class RayWorkerPool:
     CALL_SECONDS = 2.0  # a call returns at least this often: progress messages, liveness
     RETRY_SECONDS = 1.0  # between pings of an actor that is down
     DOWN_WARNING_SECONDS = 60.0
+    # An actor still starting (not yet answering) keeps its share of a synchronous iteration this
+    # long before the others take it over; one that died loses it at once.
+    START_GRACE_SECONDS = 60.0
 
     def __init__(self, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, ray_cfg: RayConfig, seed: int, network):
         from alphazero.replay.buffer import ReplayBuffer
@@ -331,6 +334,7 @@ class RayWorkerPool:
         self._generation = [0] * self.workers
         self._state = [DOWN] * self.workers
         self._down_since = [time.monotonic()] * self.workers
+        self._lost = [False] * self.workers  # died since it last answered: its games go to the others
         self._next_ping = [0.0] * self.workers
         self.nodes: dict[int, str] = {}  # actor -> node label
         self._node_ids: dict[str, str] = {}  # node id -> its ip, for labels
@@ -415,6 +419,8 @@ class RayWorkerPool:
     def _create(self, index: int) -> None:
         self._actors[index] = self._actor_class.remote(index, self.selfplay_cfg, self.mcts_cfg, self.seed)
         self._generation[index] += 1
+        if self._state[index] == UP:
+            self._down_since[index] = time.monotonic()
         self._state[index] = DOWN
         self._next_ping[index] = 0.0
 
@@ -491,7 +497,9 @@ class RayWorkerPool:
 
     def _work_for(self, index: int, requested: dict[int, int]) -> int | None:
         """Whose task actor `index` plays for next: its own while it has games not yet asked for,
-        else a task of an actor that is down (its games must not wait for it)."""
+        else the synchronous task of an actor that died or is slow to start (its games must not
+        wait for it)."""
+        now = time.monotonic()
 
         def open_games(owner):
             task = self.current.get(owner)
@@ -502,7 +510,9 @@ class RayWorkerPool:
         if open_games(index) > 0:
             return index
         for owner in range(self.workers):
-            if owner != index and self._state[owner] == DOWN and open_games(owner) > 0 and self.current[owner].games:
+            if owner == index or self._state[owner] != DOWN or not (self._lost[owner] or now - self._down_since[owner] > self.START_GRACE_SECONDS):
+                continue
+            if open_games(owner) > 0 and self.current[owner].games:
                 return owner
         return None
 
@@ -520,6 +530,7 @@ class RayWorkerPool:
             self.nodes[index] = self._node_label(hello["node"], hello["node_id"])
             log.info("self-play actor %d is up on node %s (pid %d)", index, self.nodes[index], hello["pid"])
             self._state[index] = UP
+            self._lost[index] = False
             return
         call = self._calls.pop(ref)
         try:
@@ -539,6 +550,7 @@ class RayWorkerPool:
             message = getattr(error, "traceback_str", None) or "".join(traceback.format_exception(error))
             self._messages.put(("error", index, -1, {"message": str(message)}))
             log.error("self-play actor %d failed:\n%s", index, message)
+        self._lost[index] = True
         if self._state[index] == UP:
             self.restarts += 1
             self._down_since[index] = time.monotonic()
