@@ -165,6 +165,7 @@ class SelfPlayActor:
         # Mixed with this process's id and start time: a restarted actor gets the same arguments.
         self.seed = int(np.random.SeedSequence([seed, index, os.getpid(), time.time_ns()]).generate_state(1)[0])
         self.network_id = None
+        self.server_path = None
         self.runner = None
         self.node = ray.util.get_node_ip_address()
         self.node_id = ray.get_runtime_context().get_node_id()
@@ -173,14 +174,24 @@ class SelfPlayActor:
         """Where the actor runs (answered once it is up: the pool's liveness ping)."""
         return {"node": self.node, "node_id": self.node_id, "pid": os.getpid()}
 
-    def _use_network(self, network_id: int, weights_box: list) -> None:
+    def _use_network(self, network_id: int, weights_box: list, server) -> None:
+        """Play on with network `network_id`: through the node's inference server (`server`, a
+        ServerHandle: the server loads the networks, this actor's slot is its index), or with its
+        own copy on the CPU (fetched from the object store)."""
         import ray
 
         from alphazero.engine.factory import build_evaluator, build_search
         from alphazero.selfplay.games import SelfPlayRunner
         from alphazero.selfplay.worker import CountingEvaluator
 
-        evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device="cpu", threads=self.selfplay_cfg.threads_per_worker)
+        server_path = None if server is None else server.channels.path
+        if server is not None:
+            evaluator = server.evaluator(self.index) if server_path != self.server_path else None
+        elif network_id != self.network_id or self.server_path is not None:
+            evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device="cpu", threads=self.selfplay_cfg.threads_per_worker)
+        else:
+            evaluator = None
+        self.server_path = server_path
         if self.runner is None:
             rng = np.random.default_rng(self.seed)
             search = build_search(self.mcts_cfg, CountingEvaluator(evaluator), self.selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
@@ -191,15 +202,17 @@ class SelfPlayActor:
                 exact_value_targets=self.selfplay_cfg.exact_value_targets,
             )
         else:
-            self.runner.search.evaluator.inner = evaluator
+            if evaluator is not None:
+                self.runner.search.evaluator.inner = evaluator
             self.runner.new_network(None, network_id)
         self.network_id = network_id
 
-    def play(self, max_games: int, seconds: float, network_id: int, weights_box: list) -> dict:
+    def play(self, max_games: int, seconds: float, network_id: int, weights_box: list, server=None) -> dict:
         """Play until `max_games` games finished or `seconds` passed (at least one search step);
-        returns the finished games packed (`pack_games`) and the counters of this call."""
-        if network_id != self.network_id:
-            self._use_network(network_id, weights_box)
+        returns the finished games packed (`pack_games`) and the counters of this call. `server`:
+        the node's inference server's handle, or None to evaluate on this actor's CPU."""
+        if network_id != self.network_id or (None if server is None else server.channels.path) != self.server_path:
+            self._use_network(network_id, weights_box, server)
         runner = self.runner
         finished: list[GameRecord] = []
         moves = 0
@@ -226,6 +239,70 @@ class SelfPlayActor:
             "node": self.node,
             "node_id": self.node_id,
         }
+
+
+class NodeInferenceServer:
+    """The inference server of one node (`selfplay.inference_server=true`), as a Ray actor pinned
+    to that node: the local backend's server loop (`inference_server.serve`) over the same
+    shared-memory slots in the node's /dev/shm, one slot per self-play actor (its index). It
+    reserves the node's GPU where it has one, and runs on the CPU elsewhere. Its channel file is
+    named by the pool, so a server that Ray restarts attaches to the same slots and answers the
+    requests its predecessor left (the actors only wait)."""
+
+    def __init__(self, name: str, slots: int, capacity: int, device: str, max_batch: int, wait_ms: float, threads: int):
+        import ray
+        import torch
+
+        from alphazero.nn.inference import resolve_device
+        from alphazero.selfplay.inference_server import SERVER_PID, STOP, SharedChannels, _shared_directory
+
+        torch.set_num_threads(threads)
+        self.device = resolve_device(device)
+        path = _shared_directory() / name
+        self.channels = SharedChannels(str(path), slots, capacity, create=not path.exists())
+        self.channels.server[STOP] = 0
+        self.channels.server[SERVER_PID] = os.getpid()
+        self.max_batch, self.wait_ms, self.threads = max_batch, wait_ms, threads
+        self.evaluator, self.network_id, self.thread = None, None, None
+        self.closed = threading.Event()
+        self.node, self.node_id = ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
+
+    def set_network(self, network_id: int, weights_box: list) -> dict:
+        """Serve network `network_id` from the next batch on (the first starts the server loop);
+        returns the handle the actors of this node evaluate through."""
+        import ray
+
+        from alphazero.engine.factory import build_evaluator
+        from alphazero.selfplay.inference_server import ServerHandle, serve
+
+        if network_id != self.network_id:
+            self.evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device=self.device, threads=self.threads)
+            self.network_id = network_id
+        if self.thread is None:
+            self.thread = threading.Thread(target=serve, args=(self.channels, lambda: self.evaluator, self.max_batch, self.wait_ms, self.device),
+                                           name="node-inference-server", daemon=True)
+            self.thread.start()
+        return {"handle": ServerHandle(self.channels), "node": self.node, "node_id": self.node_id, "device": str(self.device), "pid": os.getpid()}
+
+    def serving(self) -> None:
+        """Returns when the server is closed: the pool keeps this call out, so that the server's
+        death (its process or node) reaches it as this call's failure at once."""
+        self.closed.wait()
+
+    def stats(self) -> dict:
+        from alphazero.selfplay.inference_server import SERVER_BUSY_NS, SERVER_CALLS, SERVER_POSITIONS
+
+        server = self.channels.server
+        return {"calls": int(server[SERVER_CALLS]), "positions": int(server[SERVER_POSITIONS]), "busy_seconds": server[SERVER_BUSY_NS] / 1e9}
+
+    def close(self) -> None:
+        from alphazero.selfplay.inference_server import STOP
+
+        self.channels.server[STOP] = 1
+        if self.thread is not None:
+            self.thread.join(5)
+        self.channels.unlink()
+        self.closed.set()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -338,6 +415,16 @@ class RayWorkerPool:
         self._next_ping = [0.0] * self.workers
         self.nodes: dict[int, str] = {}  # actor -> node label
         self._node_ids: dict[str, str] = {}  # node id -> its ip, for labels
+        # Inference servers, one per node that hosts actors (selfplay.inference_server=true):
+        # node id -> {"actor", "generation", "state", "handle", "network_id", "device"}.
+        self._servers: dict[str, dict] = {}
+        self._server_calls: dict = {}  # ObjectRef -> (node id, generation, network id of set_network, or None: serving)
+        self._node_of: dict[int, str] = {}  # actor -> its node id
+        self._server_class = ray.remote(NodeInferenceServer) if selfplay_cfg.inference_server else None
+        self._channels_name = f"alphazero-channels-ray-{os.getpid()}-{int(time.time() * 1e6) % 10**12}"
+        if selfplay_cfg.device != "cpu" and not selfplay_cfg.inference_server:
+            log.warning("selfplay.device=%s: with the Ray backend a node's GPU is used through its inference server "
+                        "(selfplay.inference_server=true); the actors evaluate on their CPUs", selfplay_cfg.device)
         self._closing = threading.Event()
         self._close_deadline = float("inf")
         self._closed = False
@@ -356,6 +443,9 @@ class RayWorkerPool:
         ref = self.ray.put(network_payload(net))
         with self._lock:
             self._network = (int(network_id), ref)
+            for node_id, server in self._servers.items():
+                if server["state"] == UP:
+                    self._send_network(node_id)
 
     def assign(self, worker_id: int, games: int) -> None:
         with self._lock:
@@ -378,8 +468,21 @@ class RayWorkerPool:
         return messages
 
     def server_stats(self) -> dict | None:
-        """None: the actors evaluate their own batches (their progress messages count them)."""
-        return None
+        """The nodes' inference servers' counters summed (what the network saw), or None without
+        servers (the actors' progress messages count their own network calls)."""
+        with self._lock:
+            servers = [server["actor"] for server in self._servers.values() if server["state"] == UP]
+        if self._server_class is None or not servers:
+            return None
+        total = {"calls": 0, "positions": 0, "busy_seconds": 0.0}
+        for ref in [server.stats.remote() for server in servers]:
+            try:
+                stats = self.ray.get(ref, timeout=10)
+            except Exception:  # noqa: BLE001 - a server restarting: its counters start again anyway
+                continue
+            for key in total:
+                total[key] += stats[key]
+        return total
 
     def node_labels(self) -> dict[int, str]:
         return dict(self.nodes)
@@ -404,7 +507,12 @@ class RayWorkerPool:
         with self._lock:
             for owner in list(self._buffers):
                 self._flush(owner)
-            for actor in self._actors:
+            closing = [server["actor"].close.remote() for server in self._servers.values()]
+            try:
+                self.ray.wait(closing, num_returns=len(closing), timeout=5)
+            except Exception:  # noqa: BLE001 - a server already gone left its file to the node's /dev/shm
+                pass
+            for actor in self._actors + [server["actor"] for server in self._servers.values()]:
                 if actor is not None:
                     try:
                         self.ray.kill(actor, no_restart=True)
@@ -444,8 +552,9 @@ class RayWorkerPool:
             with self._lock:
                 if not closing:
                     self._ping_down_actors()
+                    self._retry_servers()
                     self._dispatch()
-                refs = list(self._calls) + list(self._pings)
+                refs = list(self._calls) + list(self._pings) + list(self._server_calls)
             if closing and not self._calls:
                 return
             if not refs:
@@ -490,7 +599,7 @@ class RayWorkerPool:
                 want = self.selfplay_cfg.games_per_shard
                 if task.games:
                     want = min(want, self.remaining[owner] - requested.get(owner, 0))
-                call_ref = self._actors[index].play.remote(want, self.CALL_SECONDS, network_id, [ref])
+                call_ref = self._actors[index].play.remote(want, self.CALL_SECONDS, network_id, [ref], self._server_handle(index))
                 self._calls[call_ref] = _Call(index, self._generation[index], owner, task.task_id, want)
                 in_flight[index] += 1
                 requested[owner] = requested.get(owner, 0) + want
@@ -517,6 +626,9 @@ class RayWorkerPool:
         return None
 
     def _collect(self, ref) -> None:
+        if ref in self._server_calls:
+            self._server_answered(ref)
+            return
         if ref in self._pings:
             index, generation = self._pings.pop(ref)
             try:
@@ -528,7 +640,10 @@ class RayWorkerPool:
             if generation != self._generation[index]:
                 return
             self.nodes[index] = self._node_label(hello["node"], hello["node_id"])
+            self._node_of[index] = hello["node_id"]
             log.info("self-play actor %d is up on node %s (pid %d)", index, self.nodes[index], hello["pid"])
+            if self._server_class is not None and hello["node_id"] not in self._servers:
+                self._start_server(hello["node_id"], hello["node"])
             self._state[index] = UP
             self._lost[index] = False
             return
@@ -566,6 +681,89 @@ class RayWorkerPool:
         except Exception:  # noqa: BLE001 - already gone
             pass
         self._create(index)
+
+    # ------------------------------------------------------------------ inference servers
+
+    def _start_server(self, node_id: str, ip: str) -> None:
+        """One inference server on the node of `node_id`: on its GPU where it has one (and
+        selfplay.device is not cpu), else on its CPU. It reserves no CPU (as the local server)."""
+        from alphazero.selfplay.inference_server import worker_capacity
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        resources = next((n["Resources"] for n in self.ray.nodes() if n["NodeID"] == node_id), {})
+        gpu = resources.get("GPU", 0) >= 1 and self.selfplay_cfg.device != "cpu"
+        cfg = self.selfplay_cfg
+        actor = self._server_class.options(
+            num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=-1, max_task_retries=0, max_concurrency=4,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+        ).remote(f"{self._channels_name}-{node_id[:12]}", self.workers, worker_capacity(cfg.concurrent_games, self.mcts_cfg.leaves_per_step),
+                 ("cuda" if cfg.device in ("auto", "cpu") else cfg.device) if gpu else "cpu", cfg.server_max_batch, cfg.server_wait_ms,
+                 max(1, cfg.threads_per_worker))
+        previous = self._servers.get(node_id, {})
+        self._servers[node_id] = {"actor": actor, "generation": previous.get("generation", 0) + 1, "state": DOWN, "handle": None,
+                                  "network_id": None, "ip": ip, "retry_at": float("inf")}
+        log.info("starting the inference server of node %s (%s)", self._node_label(ip, node_id), "GPU" if gpu else "CPU")
+        self._send_network(node_id)
+        self._watch_server(node_id)
+
+    def _retry_servers(self) -> None:
+        """Send the network again to each server that failed (and watch it again), once its retry
+        time has come."""
+        now = time.monotonic()
+        for node_id, server in self._servers.items():
+            if server["state"] != DOWN or now < server["retry_at"]:
+                continue
+            server["retry_at"] = float("inf")
+            out = [network for n, g, network in self._server_calls.values() if n == node_id and g == server["generation"]]
+            if not any(network is not None for network in out):
+                self._send_network(node_id)
+            if None not in out:
+                self._watch_server(node_id)
+
+    def _watch_server(self, node_id: str) -> None:
+        server = self._servers[node_id]
+        self._server_calls[server["actor"].serving.remote()] = (node_id, server["generation"], None)
+
+    def _send_network(self, node_id: str) -> None:
+        server = self._servers[node_id]
+        network_id, ref = self._network
+        self._server_calls[server["actor"].set_network.remote(network_id, [ref])] = (node_id, server["generation"], network_id)
+
+    def _server_answered(self, ref) -> None:
+        node_id, generation, network_id = self._server_calls.pop(ref)
+        server = self._servers.get(node_id)
+        if server is None or server["generation"] != generation:
+            return
+        try:
+            answer = self.ray.get(ref)
+        except Exception as error:  # noqa: BLE001 - its process or node is gone; Ray restarts it on the node
+            if server["state"] == UP:
+                self.restarts += 1
+                log.warning("inference server of node %s is gone (%s); its actors evaluate on their CPUs until it is back",
+                            server["ip"], type(error).__name__)
+            server["state"], server["handle"] = DOWN, None
+            if _actor_gone_for_good(self.ray, error) or not _actor_failed(self.ray, error):
+                self._start_server(node_id, server["ip"])
+                return
+            # Ray restarts it on its node; _retry_servers sends the network again (answered once
+            # it is back, which makes it UP) and watches it again.
+            server["retry_at"] = time.monotonic() + self.RETRY_SECONDS
+            return
+        if network_id is None:
+            return  # `serving` returned: the server was closed
+        if server["state"] == DOWN:
+            log.info("inference server of node %s is up on %s (pid %d)", self._node_label(answer["node"], answer["node_id"]), answer["device"], answer["pid"])
+        server["state"], server["handle"], server["network_id"] = UP, answer["handle"], network_id
+
+    def _server_handle(self, index: int):
+        """The handle of the inference server on actor `index`'s node, once it serves the
+        current network; None: the actor evaluates on its own CPU."""
+        server = self._servers.get(self._node_of.get(index, ""))
+        if server is None or server["state"] != UP or server["network_id"] != self._network[0]:
+            return None
+        return server["handle"]
+
+    # ------------------------------------------------------------------ games coming back
 
     def _receive(self, call: _Call, result: dict) -> None:
         owner = call.owner

@@ -226,6 +226,70 @@ def test_pool_on_local_ray_writes_shards_switches_networks_and_replaces_a_killed
     assert not ray.is_initialized()  # the pool that started Ray stops it
 
 
+@pytest.mark.ray
+def test_pool_on_local_ray_evaluates_through_the_nodes_inference_server_which_survives_a_kill(tmp_path, monkeypatch):
+    ray = _needs_ray()
+    import glob
+
+    import torch
+
+    from alphazero.nn.checkpoint import build_network
+    from alphazero.replay.shard import read_records
+    from alphazero.selfplay.inference_server import _shared_directory
+    from alphazero.selfplay.ray_backend import RayWorkerPool
+
+    temp = tempfile.mkdtemp(prefix="azr-", dir="/tmp")
+    monkeypatch.setenv("RAY_TMPDIR", temp)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    cfg, selfplay = _smoke_config(workers=2, games_per_shard=2, inference_server=True)
+    torch.manual_seed(0)
+    net = build_network(cfg.model).eval()
+    run_dir = tmp_path / "run"
+    pool = RayWorkerPool(str(run_dir), selfplay, cfg.mcts, RayConfig(address="local"), seed=1, network=(0, net))
+    channels = []
+    try:
+        deadline = time.monotonic() + 120
+        while pool.server_stats() is None:  # the node's server starts once an actor is up there
+            assert time.monotonic() < deadline, "no inference server came up"
+            pool.poll(timeout=0.5)
+        (server,) = pool._servers.values()
+        channels = glob.glob(str(_shared_directory() / f"{pool._channels_name}-*"))
+        assert len(channels) == 1
+        before = pool.server_stats()
+        for worker in range(2):
+            pool.assign(worker, 4)
+        _poll_until_done(pool)
+        after = pool.server_stats()
+        assert after["calls"] > before["calls"] and after["positions"] > before["positions"]
+
+        # SIGKILL the server: Ray restarts it on the node, it attaches to the same slots, gets the
+        # network again, and the actors' games go on through it.
+        pid = ray.get(server["actor"].set_network.remote(*pool._network[:1], [pool._network[1]]))["pid"]
+        os.kill(pid, signal.SIGKILL)
+        net.load_state_dict(build_network(cfg.model).state_dict())
+        pool.publish(1, net)
+        for worker in range(2):
+            pool.assign(worker, 4)
+        _poll_until_done(pool)
+        deadline = time.monotonic() + 120
+        while server["state"] != "up" or server["network_id"] != 1:
+            assert time.monotonic() < deadline, "the inference server did not come back"
+            pool.poll(timeout=0.5)
+            (server,) = pool._servers.values()
+        assert pool.restarts >= 1
+        stats = pool.server_stats()
+        for worker in range(2):
+            pool.assign(worker, 4)
+        _poll_until_done(pool)
+        assert pool.server_stats()["calls"] > stats["calls"]
+        newest = sorted(name for name in os.listdir(run_dir / "replay") if name.endswith(".npz"))[-1]
+        assert {r.metadata["network_id"] for r in read_records(run_dir / "replay" / newest)} == {1}
+    finally:
+        pool.close()
+        shutil.rmtree(temp, ignore_errors=True)
+    assert channels and not any(os.path.exists(path) for path in channels)  # the server removed its file
+
+
 # ----------------------------------------------------------------------------------------------
 # A real two-node cluster on loopback addresses
 
@@ -274,12 +338,18 @@ def _processes_using(directory: str) -> set[int]:
     return pids
 
 
+def _ray_command() -> str:
+    """The `ray` command of this interpreter's environment (a venv's own, not another one on PATH)."""
+    beside = Path(sys.executable).parent / "ray"
+    return str(beside) if beside.exists() else (shutil.which("ray") or "ray")
+
+
 class _Node:
     """`ray start --block` in its own session: SIGTERM stops its node; kill() is a node crash."""
 
     def __init__(self, args: list[str], env: dict, log_path: Path):
         self.log = open(log_path, "w")
-        self.proc = subprocess.Popen(["ray", "start", "--block", *args], env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen([_ray_command(), "start", "--block", *args], env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def kill(self) -> None:
         """SIGKILL the node's every process at once (its raylet, agents and the workers of its actors)."""
