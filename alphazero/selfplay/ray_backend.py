@@ -64,6 +64,10 @@ class RayMissing(ImportError):
     """selfplay.backend=ray without Ray installed; the message says what to install."""
 
 
+class RayConnectError(ValueError):
+    """The Ray cluster of `ray.address` cannot be joined; the message says which and what to do."""
+
+
 def require_ray():
     """The `ray` module, or RayMissing with one line naming the install command."""
     try:
@@ -321,13 +325,36 @@ def connect(ray_cfg: RayConfig, cpus_needed: float) -> dict:
             # backend starts its worker processes whatever the core count).
             context = ray.init(num_cpus=max(os.cpu_count() or 1, int(np.ceil(cpus_needed))), logging_level="WARNING", log_to_driver=True)
         else:
-            context = ray.init(address=ray_cfg.address, logging_level="WARNING", log_to_driver=True)
+            if ray_cfg.address != "auto":
+                _check_reachable(ray_cfg.address)  # ray.init retries a dead address for minutes
+            try:
+                context = ray.init(address=ray_cfg.address, logging_level="WARNING", log_to_driver=True)
+            except (ConnectionError, RuntimeError, TimeoutError) as error:
+                first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+                raise RayConnectError(
+                    f"cannot join the Ray cluster at ray.address={ray_cfg.address} ({first_line}); start one with `ray start --head` "
+                    "(README, 'Scale out') or try ray.address=local"
+                ) from None
         dashboard = getattr(context, "dashboard_url", None) or None
     else:
         dashboard = None
     nodes = [node for node in ray.nodes() if node.get("Alive")]
     return {"address": ray_cfg.address, "dashboard": f"http://{dashboard}" if dashboard and "://" not in dashboard else dashboard,
             "nodes": nodes, "started": started}
+
+
+def _check_reachable(address: str, timeout: float = 10.0) -> None:
+    """RayConnectError at once when nothing listens at the head's HOST:PORT."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise RayConnectError(
+            f"cannot join the Ray cluster at ray.address={address}: nothing answers there ({error.strerror or error}); "
+            "start its head with `ray start --head --port PORT` (README, 'Scale out') or try ray.address=local"
+        ) from None
 
 
 def _actor_failed(ray, error: BaseException) -> bool:
@@ -427,6 +454,7 @@ class RayWorkerPool:
                         "(selfplay.inference_server=true); the actors evaluate on their CPUs", selfplay_cfg.device)
         self._closing = threading.Event()
         self._close_deadline = float("inf")
+        self._failure: BaseException | None = None  # what stopped the pump thread, raised by poll()
         self._closed = False
         self._network = None
         self.publish(*network)
@@ -457,7 +485,10 @@ class RayWorkerPool:
         return [w for w, task in self.current.items() if task is None]
 
     def poll(self, timeout: float = 0.5) -> list[tuple]:
-        """The messages since the last poll (waiting up to `timeout` for the first)."""
+        """The messages since the last poll (waiting up to `timeout` for the first). Raises
+        what stopped the pump thread, if anything did (a shard it could not write)."""
+        if self._failure is not None:
+            raise RuntimeError(f"Ray self-play stopped: {self._failure!r}") from self._failure
         messages = []
         try:
             messages.append(self._messages.get(timeout=timeout))
@@ -546,6 +577,14 @@ class RayWorkerPool:
     # ------------------------------------------------------------------ the pump thread
 
     def _pump(self) -> None:
+        try:
+            self._pump_loop()
+        except BaseException as error:  # noqa: BLE001 - handed to the training loop by poll()
+            log.exception("the Ray self-play pump thread failed")
+            self._failure = error
+            self._messages.put(("error", -1, -1, {"message": traceback.format_exc()}))
+
+    def _pump_loop(self) -> None:
         warned = 0.0
         while True:
             closing = self._closing.is_set()

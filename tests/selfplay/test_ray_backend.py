@@ -136,6 +136,17 @@ def test_backend_ray_without_ray_installed_is_refused_naming_the_extra(tmp_path,
     check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}"], CONF_DIR)
 
 
+@pytest.mark.ray
+def test_a_cluster_address_where_nothing_listens_stops_the_run_in_one_line(tmp_path):
+    _needs_ray()
+    env = dict(os.environ, RAY_AUTH_MODE="disabled")
+    proc = subprocess.run([sys.executable, "-m", "alphazero.train", "experiment=smoke", f"run.dir={tmp_path / 'run'}", "selfplay.backend=ray",
+                           f"ray.address=127.0.0.1:{_free_port()}", "run.progress=false"], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot join the Ray cluster at ray.address=127.0.0.1:" in lines[0] and "ray start --head" in lines[0], proc.stderr
+
+
 # ----------------------------------------------------------------------------------------------
 # An in-process Ray (ray.address=local)
 
