@@ -736,7 +736,7 @@ class RayWorkerPool:
             num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=-1, max_task_retries=0, max_concurrency=4,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
         ).remote(f"{self._channels_name}-{node_id[:12]}", self.workers, worker_capacity(cfg.concurrent_games, self.mcts_cfg.leaves_per_step),
-                 ("cuda" if cfg.device in ("auto", "cpu") else cfg.device) if gpu else "cpu", cfg.server_max_batch, cfg.server_wait_ms,
+                 "cuda" if gpu else "cpu", cfg.server_max_batch, cfg.server_wait_ms,  # Ray makes its GPU the only one it sees
                  max(1, cfg.threads_per_worker))
         previous = self._servers.get(node_id, {})
         self._servers[node_id] = {"actor": actor, "generation": previous.get("generation", 0) + 1, "state": DOWN, "handle": None,
@@ -793,12 +793,16 @@ class RayWorkerPool:
         if server["state"] == DOWN:
             log.info("inference server of node %s is up on %s (pid %d)", self._node_label(answer["node"], answer["node_id"]), answer["device"], answer["pid"])
         server["state"], server["handle"], server["network_id"] = UP, answer["handle"], network_id
+        if network_id != self._network[0] and not any(n == node_id and g == generation and net is not None
+                                                       for n, g, net in self._server_calls.values()):
+            self._send_network(node_id)  # published while it was starting or down
 
     def _server_handle(self, index: int):
-        """The handle of the inference server on actor `index`'s node, once it serves the
-        current network; None: the actor evaluates on its own CPU."""
+        """The handle of the inference server on actor `index`'s node once it serves (it swaps
+        to a newly published network by itself, as the local server does); None: the actor
+        evaluates on its own CPU."""
         server = self._servers.get(self._node_of.get(index, ""))
-        if server is None or server["state"] != UP or server["network_id"] != self._network[0]:
+        if server is None or server["state"] != UP:
             return None
         return server["handle"]
 
