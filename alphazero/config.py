@@ -15,7 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.nn.config import PRESET_NAMES, ModelConfig, model_preset, require_board_only
-from alphazero.selfplay.config import SelfPlayConfig
+from alphazero.selfplay.config import RayConfig, SelfPlayConfig
 from alphazero.validation import require
 from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
 
@@ -29,6 +29,7 @@ class Config:
     arena: ArenaConfig = field(default_factory=ArenaConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     run: RunConfig = field(default_factory=RunConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     def __post_init__(self):
         require_board_only(self.model, "self-play and MCTS")

@@ -2,6 +2,7 @@
 
     python -m alphazero.bench selfplay --preset cpu --seconds 60
     python -m alphazero.bench selfplay --preset gpu --device cuda --seconds 120 --workers 12
+    python -m alphazero.bench selfplay --preset cpu --backend ray --ray-address local --seconds 60
 
 Starts the preset's workers (and inference server, where the preset uses one) exactly as a
 training run does, on a network of the preset's model with random weights, lets them play until
@@ -17,7 +18,12 @@ compilation, CUDA context), then measures for `--seconds`. One JSON line:
   pipeline_efficiency                            pipeline / network-only evaluations per second
   gpu_utilization                                mean of nvidia-smi samples in the window (null
                                                  without nvidia-smi)
-  device, preset, workers, concurrent_games, simulations, inference_server, seconds
+  device, preset, backend, workers, concurrent_games, simulations, inference_server, seconds
+
+With `--backend ray` the same workers are Ray actors (`selfplay.backend=ray`; `--ray-address`:
+local = an in-process Ray on this machine, auto or HOST:PORT = a running cluster), and their games
+travel back to this process through the object store, which writes the shards: compare with
+`--backend local` on the same machine for the backend's own cost.
 
 Positions and simulations come from the workers' progress reports (every 2 s each), so a window
 of a few seconds is noisy: use 30 s or more.
@@ -59,6 +65,8 @@ def main(argv):
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds played after every worker reported, before measuring (default 10)")
     parser.add_argument("--workers", type=int, default=None, help="self-play workers (default: the preset's)")
     parser.add_argument("--inference-server", choices=("preset", "on", "off"), default="preset")
+    parser.add_argument("--backend", choices=("local", "ray"), default="local", help="worker processes (local) or Ray actors (ray)")
+    parser.add_argument("--ray-address", default="local", help="with --backend ray: local (in-process Ray), auto or HOST:PORT (default local)")
     parser.add_argument("--network-seconds", type=float, default=3.0, help="time to measure the network alone (default 3)")
     parser.add_argument("--keep-dir", action="store_true", help="keep the temporary run directory")
     parser.add_argument("overrides", nargs="*", help="further config overrides, e.g. mcts.simulations=100 selfplay.server_wait_ms=2")
@@ -74,7 +82,9 @@ def main(argv):
     from alphazero.selfplay.worker import WorkerPool
     from alphazero.train import checkpoints
 
-    overrides = list(args.overrides)
+    overrides = list(args.overrides) + [f"selfplay.backend={args.backend}"]
+    if args.backend == "ray":
+        overrides.append(f"ray.address={args.ray_address}")
     if args.workers is not None:
         overrides.append(f"selfplay.workers={args.workers}")
     if args.inference_server != "preset":
@@ -89,7 +99,12 @@ def main(argv):
     net.eval()
     checkpoints.publish_best(run_dir, net, 0, 0.0, 0)
     gpu = GpuUtilization()
-    pool = WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
+    if args.backend == "ray":
+        from alphazero.selfplay.ray_backend import RayWorkerPool
+
+        pool = RayWorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, cfg.ray, seed=0, network=(0, net))
+    else:
+        pool = WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
     try:
         for worker_id in range(selfplay_cfg.workers):
             pool.assign(worker_id, 0)
@@ -136,6 +151,7 @@ def main(argv):
     return {
         "benchmark": "selfplay",
         "preset": args.preset,
+        "backend": args.backend,
         "device": str(device),
         "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
         "workers": selfplay_cfg.workers,

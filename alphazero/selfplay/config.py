@@ -2,11 +2,16 @@
 
 from dataclasses import dataclass
 
+from alphazero.validation import ConfigValueError
 from alphazero.validation import require as _require
+from alphazero.validation import require_choice as _require_choice
 
 
 @dataclass
 class SelfPlayConfig:
+    # Where the workers run: `local` = processes on this machine; `ray` = Ray actors on the nodes of
+    # a Ray cluster (settings in the `ray` group; needs `pip install -e ".[ray]"`).
+    backend: str = "local"
     # Worker processes; each plays `concurrent_games` games at once with one batched search.
     workers: int = 2
     concurrent_games: int = 64
@@ -40,6 +45,7 @@ class SelfPlayConfig:
     playout_cap_small: int = 25
 
     def __post_init__(self):
+        _require_choice("selfplay.backend", self.backend, ("local", "ray"))
         _require(self.workers >= 1, "selfplay.workers", self.workers, ">= 1")
         _require(self.concurrent_games >= 1, "selfplay.concurrent_games", self.concurrent_games, ">= 1")
         _require(self.games_per_iteration >= 1, "selfplay.games_per_iteration", self.games_per_iteration, ">= 1")
@@ -52,3 +58,31 @@ class SelfPlayConfig:
                  self.playout_cap_small, "an integer >= 1 (and <= mcts.simulations)")
         _require(0 <= self.random_opening_plies <= 59, "selfplay.random_opening_plies", self.random_opening_plies, "in 0..59")
 
+
+
+@dataclass
+class RayConfig:
+    """Self-play on a Ray cluster (Hydra group `ray`; used with `selfplay.backend=ray`)."""
+
+    # The cluster to join: `auto` (the one `ray start` runs on this machine), HOST:PORT (its head's
+    # GCS address), or `local` (start a Ray inside this process: a try-out on one machine).
+    address: str = "auto"
+    # Times Ray restarts a dead self-play actor (on any node with room; -1 = no limit). Past that,
+    # or with 0, the pool creates a new actor in its place.
+    max_restarts: int = -1
+    # CPUs each self-play actor reserves on its node (its search and, without a GPU server, its
+    # network calls); 0 = selfplay.threads_per_worker.
+    cpus_per_actor: float = 0.0
+
+    def __post_init__(self):
+        _require_ray_address(self.address)
+        _require(self.max_restarts >= -1, "ray.max_restarts", self.max_restarts, ">= -1 (-1 = no limit)")
+        _require(self.cpus_per_actor >= 0, "ray.cpus_per_actor", self.cpus_per_actor, ">= 0 (0 = selfplay.threads_per_worker)")
+
+
+def _require_ray_address(address: str) -> None:
+    if address in ("auto", "local"):
+        return
+    host, sep, port = str(address).rpartition(":")
+    if not (sep and host and port.isdigit() and 1 <= int(port) <= 65535 and " " not in host):
+        raise ConfigValueError(f"ray.address must be auto, local or HOST:PORT (the head node's address, e.g. 10.0.0.1:6379); got {address!r}")

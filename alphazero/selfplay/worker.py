@@ -432,6 +432,11 @@ class WorkerPool:
         self.readers[worker_id] = None
         return messages
 
+    def publish(self, network_id: int, net) -> None:
+        """A new best network: nothing to send. The workers (and the inference server) read
+        `checkpoints/best.json`, which the trainer writes first, and load it themselves; the Ray
+        backend's pool (ray_backend.RayWorkerPool) sends it through the object store instead."""
+
     def server_stats(self) -> dict | None:
         """The inference server's counters (calls, positions, busy_seconds), or None without one."""
         return self.server.stats() if self.server is not None else None

@@ -219,6 +219,8 @@ class TrainingRun:
         self.selfplay_stats["positions"] += payload["positions"]
         self.selfplay_stats["simulations"] += payload["simulations"]
         self.selfplay_stats["lengths"].append(payload["mean_length"])
+        for node, positions in payload.get("nodes", {}).items():  # Ray actors say where they ran
+            self.selfplay_stats["nodes"][node] = self.selfplay_stats["nodes"].get(node, 0) + positions
 
     def _progress_bar(self, total: int, description: str, unit: str) -> tqdm:
         """A progress bar on stderr while a stage takes long; shown on a terminal only (a log file
@@ -340,6 +342,7 @@ class TrainingRun:
         self.state.promotions += 1
         self.state.elo_ladder.append([self.state.best_id, self.state.best_elo, self.state.step])
         checkpoints.publish_best(self.run_dir, net, self.state.best_id, self.state.best_elo, self.state.step)
+        self.pool.publish(self.state.best_id, net)
         self.metrics.scalar("elo/best", self.state.best_elo, self.state.step)
         self.metrics.scalar("elo/best_id", self.state.best_id, self.state.step)
         self.last_promotion = self.state.best_id
@@ -416,7 +419,7 @@ class TrainingRun:
                     "(about 10 s, longer the first time numba compiles them)",
                     self.cfg.selfplay.workers, " and the inference server" if self.cfg.selfplay.inference_server else "",
                 )
-                self.pool = WorkerPool(str(self.run_dir), self.cfg.selfplay, self.cfg.mcts, seed=seed)
+                self.pool = self._start_pool(seed)
                 self.gpu_utilization = GpuUtilization()
                 self.efficiency = _efficiency_gauge(self.cfg, self.net)
                 try:
@@ -448,8 +451,26 @@ class TrainingRun:
         finally:
             lock.release()
 
+    def _start_pool(self, seed: int):
+        """The self-play workers: processes on this machine (`selfplay.backend=local`), or actors
+        on a Ray cluster (`ray`), which get the best network through Ray's object store."""
+        cfg = self.cfg
+        if cfg.selfplay.backend != "ray":
+            return WorkerPool(str(self.run_dir), cfg.selfplay, cfg.mcts, seed=seed)
+        from alphazero.selfplay.ray_backend import RayWorkerPool
+
+        pointer = checkpoints.read_best_pointer(self.run_dir)
+        pool = RayWorkerPool(str(self.run_dir), cfg.selfplay, cfg.mcts, cfg.ray, seed, network=(pointer["id"], load_network(pointer["path"])))
+        nodes = pool.cluster["nodes"]
+        log.info(
+            "self-play on Ray (ray.address=%s): %d actors, cluster of %d node(s) with %g CPUs, %g GPUs%s",
+            cfg.ray.address, cfg.selfplay.workers, len(nodes), sum(n["Resources"].get("CPU", 0) for n in nodes),
+            sum(n["Resources"].get("GPU", 0) for n in nodes), f"; Ray dashboard at {pool.dashboard}" if pool.dashboard else "",
+        )
+        return pool
+
     def _new_iteration_stats(self) -> None:
-        self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "lengths": [], "start": time.perf_counter()}
+        self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "lengths": [], "nodes": {}, "start": time.perf_counter()}
         self.pipeline = PipelineCounters(self.pool)
         self.last_promotion = None
         self.last_eval = None
@@ -526,6 +547,9 @@ class TrainingRun:
         for name, value in pipeline.items():
             if value is not None:
                 m.scalar(f"selfplay/{name}", value, s.step)
+        per_node = {node: positions / max(selfplay_seconds, 1e-9) for node, positions in sorted(stats["nodes"].items())}
+        for node, rate in per_node.items():
+            m.scalar(f"selfplay/positions_per_s/node_{node}", rate, s.step)
         m.scalar("replay/buffer_positions", self.replay.window_size, s.step)
         m.scalar("replay/positions_total", self.replay.total_positions, s.step)
         if steps:
@@ -536,8 +560,9 @@ class TrainingRun:
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
         log.info(
-            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
-            s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s, _pipeline_text(pipeline),
+            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
+            s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s,
+            "".join(f" | {node} {rate:.1f} pos/s" for node, rate in per_node.items()), _pipeline_text(pipeline),
             s.step, steps, loss_text, self.replay.window_size, s.best_id, s.best_elo, arena, evaluation, _duration(self._elapsed()),
         )
 

@@ -145,6 +145,14 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
             f"train.batch_size={cfg.train.batch_size} does not split evenly over the {processes} training processes "
             f"(WORLD_SIZE); use a multiple of {processes}"
         )
+    if cfg.selfplay.backend == "ray":
+        from alphazero.selfplay.ray_backend import RayMissing, require_ray
+
+        try:
+            require_ray()
+        except RayMissing as error:
+            raise StartRefused(str(error)) from None
+
     try:
         check(run_dir, cfg.run.resume)
     except RunDirectoryError as error:
