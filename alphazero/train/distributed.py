@@ -39,6 +39,7 @@ hour in self-play, gating or evaluation while the others wait for the next step.
 from __future__ import annotations
 
 import datetime
+import gc
 import os
 import signal
 import sys
@@ -326,6 +327,8 @@ class Group:
         self.control = control
         self.trainer: DistributedTrainer | None = None
         self.released = False  # rank 0: the others have been told there is no run
+        # Rank 0 sent (or the others received) the start message, so every rank closes together.
+        self.started = False
 
     @classmethod
     def connect(cls, ranks: Ranks) -> Group:
@@ -344,6 +347,7 @@ class Group:
         check_batch_size(cfg.train.batch_size, self.ranks.world_size)
         payload = {"config": cfg, "network": _to_cpu(net.state_dict()), "trainer": _to_cpu(trainer.state_dict())}
         dist.broadcast_object_list([payload], src=0, group=self.control)
+        self.started = True
         distributed = DistributedTrainer(net, cfg.train, trainer.device, self)
         distributed.load_state_dict(trainer.state_dict())
         self.trainer = distributed
@@ -354,6 +358,7 @@ class Group:
         (None when rank 0 ended without a run: a refused start, --help)."""
         box = [None]
         dist.broadcast_object_list(box, src=0, group=self.control)
+        self.started = True
         payload = box[0]
         if payload is None:
             return None
@@ -379,12 +384,25 @@ class Group:
         elif not self.released:
             self.released = True
             dist.broadcast_object_list([None], src=0, group=self.control)
+            self.started = True
 
     def close(self) -> None:
+        """Leave the group: stop the others (rank 0), then take the group down together.
+
+        Every rank first waits for the others at a barrier and drops its DDP wrapper, so no rank
+        tears down its communication threads while another still talks to it: a rank that
+        destroyed its process group with DDP's reducer still alive, or before its peer was done,
+        could die at exit in C++ ("terminate called without an active exception", SIGABRT),
+        which torchrun reports as a failed run after a clean stop."""
         try:
             self.release()
+            if self.started:
+                dist.barrier(group=self.control)
         except RuntimeError as error:  # a rank that died already: torchrun reports it; end this one
             print(f"warning: could not tell the other training processes to stop: {error}", file=sys.stderr, flush=True)
+        if self.trainer is not None:
+            self.trainer.model = self.trainer.net
+        gc.collect()
         dist.destroy_process_group()
 
 
@@ -409,4 +427,8 @@ def follower_main(ranks: Ranks) -> int:
     group.close()
     if trainer is not None:
         print(f"training process {ranks.rank} of {ranks.world_size}: stopped after {trainer.steps} steps", flush=True)
-    return 0
+    # This process owns no files and has nothing left to flush: leave without the interpreter's
+    # teardown, whose C++ destructors (gloo's threads) can abort an exit that is already clean
+    # (seen once in CI as SIGABRT, "terminate called without an active exception").
+    sys.stderr.flush()
+    os._exit(0)
