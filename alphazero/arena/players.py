@@ -229,6 +229,20 @@ class MCTSPlayer(Player):
         return [int(action) for action in np.asarray(result.action)[: len(states)]]
 
 
+def build_player(network, mcts: "MCTSConfig | None" = None, simulations: int | None = None, device="auto",
+                 threads: int | None = None, name: str | None = None, seed: int = 0):
+    """An MCTSPlayer on `network` (module or checkpoint path) with `play_config(mcts,
+    simulations)` on `device`: the one way gating and evaluation build a network player.
+    simulations=0 plays the raw policy."""
+    from alphazero.engine.factory import build_evaluator, play_config
+
+    evaluator = build_evaluator(network, device=device, threads=threads)
+    if simulations == 0:  # the raw policy: no search, so no search settings
+        return MCTSPlayer(evaluator, simulations=0, name=name, seed=seed)
+    config = play_config(mcts, simulations)
+    return MCTSPlayer(evaluator, simulations=config.simulations, config=config, name=name, seed=seed)
+
+
 # ----------------------------------------------------------------------------------------------
 # External engines
 

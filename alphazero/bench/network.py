@@ -32,29 +32,10 @@ from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import NetworkEvaluator, resolve_device
 from alphazero.nn.model import count_parameters, masked_softmax, policy_cross_entropy
 from alphazero.othello.history import HISTORY_TOKENS
-from alphazero.othello.bitboard import START_BLACK, START_WHITE, legal_moves, make_move, squares_of
+from alphazero.othello.playout import random_positions  # noqa: F401 (used below and by other benches)
 
 INFERENCE_BATCHES = (1, 64, 256)
 TRAIN_BATCH = 256
-
-
-def random_positions(count: int, seed: int, max_plies: int = 50) -> np.ndarray:
-    """uint64[count, 2] positions reached by 0..max_plies random legal moves from the start."""
-    rng = np.random.default_rng(seed)
-    out = np.empty((count, 2), dtype=np.uint64)
-    for i in range(count):
-        player, opponent = START_BLACK, START_WHITE
-        for _ in range(rng.integers(0, max_plies + 1)):
-            moves = squares_of(legal_moves(player, opponent))
-            if not moves:
-                if legal_moves(opponent, player) == 0:
-                    break
-                player, opponent = opponent, player
-                continue
-            # numba returns Python ints: re-wrap, or the next call types them int64, not uint64.
-            player, opponent = (np.uint64(b) for b in make_move(player, opponent, moves[rng.integers(len(moves))]))
-        out[i] = (player, opponent)
-    return out
 
 
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}

@@ -11,10 +11,11 @@ defaults on the CPU while the run searched otherwise on a GPU).
   as they are (root noise, temperature schedule, tree reuse).
 - `play_config(mcts, simulations)`: the same settings for playing to win: no root noise,
   temperature 0, no tree reuse between calls (the arena searches positions of many games).
-- `build_player(network, mcts, device, ...)`: an arena `MCTSPlayer` on `play_config`.
+- `alphazero.arena.players.build_player(network, mcts, device, ...)`: an arena `MCTSPlayer` on
+  `build_evaluator` and `play_config` (in the arena, whose player class it builds).
 
 This package sits between `nn`/`mcts` and the stages that use them (selfplay, train, arena,
-play, gtp); `build_player` imports the arena's player class when called.
+play, gtp), and imports none of them.
 """
 
 from __future__ import annotations
@@ -58,16 +59,3 @@ def play_config(mcts: MCTSConfig | None = None, simulations: int | None = None) 
         temperature_plies=0,
         tree_reuse=False,
     )
-
-
-def build_player(network, mcts: MCTSConfig | None = None, simulations: int | None = None, device="auto",
-                 threads: int | None = None, name: str | None = None, seed: int = 0):
-    """An arena MCTSPlayer on `network` (module or checkpoint path) with `play_config(mcts,
-    simulations)` on `device`. simulations=0 plays the raw policy."""
-    from alphazero.arena.players import MCTSPlayer
-
-    evaluator = build_evaluator(network, device=device, threads=threads)
-    if simulations == 0:  # the raw policy: no search, so no search settings
-        return MCTSPlayer(evaluator, simulations=0, name=name, seed=seed)
-    config = play_config(mcts, simulations)
-    return MCTSPlayer(evaluator, simulations=config.simulations, config=config, name=name, seed=seed)

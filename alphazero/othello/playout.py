@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit
 
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index, popcount
-from alphazero.othello.bitboard import START_BLACK, START_WHITE, flips, legal_moves
+from alphazero.othello.bitboard import START_BLACK, START_WHITE, flips, legal_moves, make_move, squares_of
 
 _XS_A = np.uint64(13)
 _XS_B = np.uint64(7)
@@ -67,3 +67,22 @@ def random_games(count, seed):
         elif diff < 0:
             white_wins += 1
     return total_plies, black_wins, white_wins
+
+
+def random_positions(count: int, seed: int, max_plies: int = 50) -> np.ndarray:
+    """uint64[count, 2] positions reached by 0..max_plies random legal moves from the start."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((count, 2), dtype=np.uint64)
+    for i in range(count):
+        player, opponent = START_BLACK, START_WHITE
+        for _ in range(rng.integers(0, max_plies + 1)):
+            moves = squares_of(legal_moves(player, opponent))
+            if not moves:
+                if legal_moves(opponent, player) == 0:
+                    break
+                player, opponent = opponent, player
+                continue
+            # numba returns Python ints: re-wrap, or the next call types them int64, not uint64.
+            player, opponent = (np.uint64(b) for b in make_move(player, opponent, moves[rng.integers(len(moves))]))
+        out[i] = (player, opponent)
+    return out

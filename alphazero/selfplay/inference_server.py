@@ -286,7 +286,7 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
     from alphazero.engine.factory import build_evaluator
     from alphazero.nn.inference import resolve_device
     from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent, set_process_name
-    from alphazero.train.checkpoints import read_best_pointer
+    from alphazero.best_pointer import read_best_pointer
 
     exit_with_parent()
     set_process_name("az-server")

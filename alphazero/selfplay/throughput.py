@@ -59,7 +59,7 @@ def network_evals_per_second(net, device, batch: int, seconds: float = 1.0, thre
     """Evaluations per second of `net` alone on `device` at `batch` (best of three windows)."""
     import torch
 
-    from alphazero.bench.network import random_positions
+    from alphazero.othello.playout import random_positions
     from alphazero.engine.factory import build_evaluator
 
     batch = max(1, int(round(batch)))

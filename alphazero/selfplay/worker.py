@@ -140,7 +140,7 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
     from alphazero.engine.factory import build_search
     from alphazero.replay.buffer import ReplayBuffer
     from alphazero.selfplay.games import SelfPlayRunner
-    from alphazero.train.checkpoints import read_best_pointer
+    from alphazero.best_pointer import read_best_pointer
 
     task = None
     try:

@@ -16,37 +16,20 @@ another network's id. A crash can leave temp files and a best.pt one promotion b
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from pathlib import Path
 
 from alphazero import atomic
+from alphazero.best_pointer import checkpoint_dir, read_best_pointer  # noqa: F401 (part of this module's interface)
 from alphazero.faults.hooks import fault_point
 from alphazero.nn.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 
 log = logging.getLogger(__name__)
 
 
-def checkpoint_dir(run_dir) -> Path:
-    return Path(run_dir) / "checkpoints"
-
-
 def write_json_atomic(path: Path, data: dict) -> None:
     atomic.write_json_atomic(path, data, before_rename=lambda _: fault_point("checkpoint_write", path))
-
-
-def read_best_pointer(run_dir) -> dict:
-    path = checkpoint_dir(run_dir) / "best.json"
-    try:
-        with open(path) as handle:
-            pointer = json.load(handle)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path} is missing: the run has no best network yet") from None
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path} is not valid JSON ({err}); restore it from checkpoints/net-*.pt") from None
-    pointer["path"] = str(checkpoint_dir(run_dir) / pointer["file"])
-    return pointer
 
 
 def publish_best(run_dir, net, network_id: int, elo: float, step: int) -> dict:

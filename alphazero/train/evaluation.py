@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import torch
 
 from alphazero.arena.match import play_match
-from alphazero.arena.players import make_player
-from alphazero.engine.factory import build_player
+from alphazero.arena.players import build_player, make_player
 from alphazero.mcts.config import MCTSConfig
 from alphazero.train.config import ArenaConfig, EvalConfig
 
