@@ -4,7 +4,8 @@ from types import SimpleNamespace
 
 import torch
 
-from alphazero.engine.factory import build_player, play_config
+from alphazero.arena.players import build_player
+from alphazero.engine.factory import play_config
 from alphazero.mcts.config import MCTSConfig
 from alphazero.nn.config import model_preset
 from alphazero.nn.model import AlphaZeroNet
