@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from alphazero.faults.hooks import ENV_VAR, FIRED_MESSAGE
+from alphazero.fault_hooks import ENV_VAR, FIRED_MESSAGE
 
 # Log lines the loop writes (alphazero.train.loop), used to tell where a run is.
 SETUP_DONE = re.compile(r"INFO run directory .* \| model ")

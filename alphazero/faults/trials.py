@@ -35,7 +35,7 @@ import numpy as np
 
 from alphazero.faults import runs
 from alphazero.faults.checks import Expectations, Snapshot, verify_run_dir
-from alphazero.faults.hooks import PHASES, Fault
+from alphazero.fault_hooks import PHASES, Fault
 
 # Cheaper than nothing and harsher: a low promotion threshold makes most gates promote, so kills
 # meet the promotion path (net-N.pt, best.pt, best.json) often.

@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 from alphazero.atomic import write_atomic
-from alphazero.faults.hooks import fault_point
+from alphazero.fault_hooks import fault_point
 from alphazero.nn.config import ModelConfig
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.model import AlphaZeroNet

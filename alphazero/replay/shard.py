@@ -60,7 +60,7 @@ import numpy as np
 from numba import njit
 
 from alphazero.atomic import write_atomic
-from alphazero.faults.hooks import fault_point
+from alphazero.fault_hooks import fault_point
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, is_legal, make_move
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from alphazero.faults.hooks import fault_point
+from alphazero.fault_hooks import fault_point
 from alphazero.mcts.search import NO_EXACT_SCORE
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves_batch, make_move_batch, is_game_over_batch
 from alphazero.othello.game import GameState

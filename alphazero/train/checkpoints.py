@@ -22,7 +22,7 @@ from pathlib import Path
 
 from alphazero import atomic
 from alphazero.best_pointer import checkpoint_dir, read_best_pointer  # noqa: F401 (part of this module's interface)
-from alphazero.faults.hooks import fault_point
+from alphazero.fault_hooks import fault_point
 from alphazero.nn.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 
 log = logging.getLogger(__name__)

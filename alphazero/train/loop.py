@@ -30,7 +30,7 @@ import torch
 from tqdm import tqdm
 
 from alphazero.config import Config, to_yaml
-from alphazero.faults.hooks import fault_point
+from alphazero.fault_hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
 from alphazero.replay.buffer import ReplayBuffer

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from alphazero.faults import hooks
-from alphazero.faults.hooks import ENV_VAR, FIRED_MESSAGE, Fault, format_plan, parse_plan
+from alphazero import fault_hooks as hooks
+from alphazero.fault_hooks import ENV_VAR, FIRED_MESSAGE, Fault, format_plan, parse_plan
 
 pytestmark = pytest.mark.faults
 
@@ -58,7 +58,7 @@ def _python(code, fault):
 
 
 def test_kill_fires_at_the_nth_entry_with_sigkill():
-    proc = _python("from alphazero.faults.hooks import fault_point\nfor i in range(5):\n    print(i, flush=True)\n    fault_point('arena')", "arena:3")
+    proc = _python("from alphazero.fault_hooks import fault_point\nfor i in range(5):\n    print(i, flush=True)\n    fault_point('arena')", "arena:3")
     assert proc.returncode == -9
     assert proc.stdout.split() == ["0", "1", "2"]
     assert FIRED_MESSAGE in proc.stderr and "arena entry 3" in proc.stderr
@@ -68,7 +68,7 @@ def test_kill_in_a_spawned_child_takes_its_parent_down_first(tmp_path):
     script = tmp_path / "parent.py"
     script.write_text("""
 import multiprocessing as mp, time
-from alphazero.faults.hooks import fault_point
+from alphazero.fault_hooks import fault_point
 
 def child():
     fault_point('shard_write')
@@ -85,5 +85,5 @@ if __name__ == '__main__':
 
 
 def test_a_bad_plan_in_the_environment_fails_at_import_naming_the_variable():
-    proc = _python("import alphazero.faults.hooks", "selfplay:-1")
+    proc = _python("import alphazero.fault_hooks", "selfplay:-1")
     assert proc.returncode != 0 and ENV_VAR in proc.stderr
