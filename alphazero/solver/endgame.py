@@ -29,6 +29,7 @@ from alphazero.solver import table as tt
 SHALLOW_EMPTIES = 7
 MAX_MOVES = 40  # at most 33 legal moves in any Othello position
 INFINITY = 65  # beyond every score
+MAX_SCORE = 64  # a wipe-out: no score is higher, so a window above it (or below -64) is already decided
 CORNERS = np.uint64(0x8100000000000081)
 QUADRANTS = np.array(
     [0x000000000F0F0F0F, 0x00000000F0F0F0F0, 0x0F0F0F0F00000000, 0xF0F0F0F000000000], dtype=np.uint64
@@ -176,6 +177,10 @@ def search_shallow(player, opponent, alpha, beta, nodes):
         return _last2(player, opponent, alpha, beta, sq1, lowest_bit_index(empty & (empty - ONE)), nodes)
     if n_empty == 1:
         return _last1(player, opponent, lowest_bit_index(empty), nodes)
+    if alpha >= MAX_SCORE:  # nothing can exceed a wipe-out: fail low at once
+        return MAX_SCORE
+    if beta <= -MAX_SCORE:
+        return -MAX_SCORE
     nodes[0] += 1
     if n_empty == 0:
         return terminal_score(player, opponent)
@@ -196,7 +201,7 @@ def search_shallow(player, opponent, alpha, beta, nodes):
             score = -search_shallow(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -beta, -low, nodes)
             if score > best:
                 best = score
-                if best >= beta:
+                if best >= beta or best == MAX_SCORE:
                     return best
     return best
 
@@ -244,6 +249,10 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
     n_empty = popcount(empty)
     if n_empty <= SHALLOW_EMPTIES:
         return search_shallow(player, opponent, alpha, beta, nodes)
+    if alpha >= MAX_SCORE:  # nothing can exceed a wipe-out: fail low at once
+        return MAX_SCORE
+    if beta <= -MAX_SCORE:
+        return -MAX_SCORE
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
@@ -280,7 +289,7 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
             best_move = square
             if score > low:
                 low = score
-                if low >= beta:
+                if low >= beta or low == MAX_SCORE:  # a wipe-out is the best there is
                     break
     if best >= beta:
         tt.store(tt_keys, tt_values, index, player, opponent, best, tt.SCORE_MAX, best_move)
@@ -333,7 +342,7 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
             best_move = np.int64(square)
             if score > low:
                 low = score
-                if low >= beta:
+                if low >= beta or low == MAX_SCORE:  # a wipe-out is the best there is
                     break
     if n_empty > SHALLOW_EMPTIES:
         if best >= beta:

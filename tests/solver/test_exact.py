@@ -94,3 +94,60 @@ def test_wipeout_with_empties_gives_them_to_the_winner(solver):
     solution = solver.solve(player, 0)
     assert (solution.best_move, solution.score) == (-1, 64)
     assert solver.solve(0, player).score == -64
+
+
+def _near_wipeout(seed: int, n_empty: int, survivors: int) -> tuple[int, int]:
+    """A random endgame where the opponent keeps only `survivors` discs (the rest turned to the side
+    to move): positions whose exact score is often +-64, where the search's windows reach the edge."""
+    player, opponent = random_position(seed, n_empty)
+    kept, rest = 0, opponent
+    for _ in range(survivors):
+        if rest:
+            low = rest & -rest
+            kept |= low
+            rest ^= low
+    return player | rest, kept
+
+
+WINDOWS = [(-65, 65), (-64, 64), (63, 65), (64, 65), (62, 64), (-65, -63), (-65, -64), (-64, -62), (-1, 1), (-3, 5)]
+
+
+@settings(SETTINGS, max_examples=150)
+@given(seed=seeds, n_empty=st.integers(min_value=4, max_value=10), survivors=st.integers(1, 4),
+       window=st.sampled_from(WINDOWS), flip=st.booleans())
+def test_fail_soft_windows_at_the_wipeout_edge(seed, n_empty, survivors, window, flip):
+    """Every window, those touching +-64 included, keeps the fail-soft contract: exact inside the
+    window, a true bound outside it. (A window above +64 is decided without search: nothing beats a
+    wipe-out.)"""
+    from alphazero.solver import endgame, table
+
+    player, opponent = _near_wipeout(seed, n_empty, survivors)
+    if flip:
+        player, opponent = opponent, player
+    exact = minimax(player, opponent)
+    alpha, beta = window
+    tt_keys, tt_values = table.allocate(12)
+    squares, keys = endgame.allocate_workspace()
+    nodes = np.zeros(1, dtype=np.int64)
+    got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys, nodes)
+    if alpha < got < beta:
+        assert got == exact
+    elif got <= alpha:
+        assert exact <= got
+    else:
+        assert exact >= got
+
+
+def test_a_window_above_a_wipeout_costs_no_search():
+    """FForum #39 (26 empties, +64) took over 15 minutes when a null window (64, 65) was searched in
+    full to prove that nothing beats +64; such windows are now answered at once."""
+    from alphazero.solver import endgame, table
+
+    player, opponent = random_position(7, 12)
+    tt_keys, tt_values = table.allocate(12)
+    squares, keys = endgame.allocate_workspace()
+    nodes = np.zeros(1, dtype=np.int64)
+    p, o = np.uint64(player), np.uint64(opponent)
+    assert endgame.search_deep(p, o, 64, 65, tt_keys, tt_values, squares, keys, nodes) == 64
+    assert endgame.search_deep(p, o, -65, -64, tt_keys, tt_values, squares, keys, nodes) == -64
+    assert nodes[0] == 0
