@@ -43,6 +43,15 @@ class MCTSConfig:
         visits (and value sums, keeping their means) are scaled by this factor, rounded down,
         before the search, so the visits made without this move's root noise weigh less. 1 keeps
         them (off), 0 drops them: the root's visits after the search are then `simulations`.
+      forced_playouts_k: KataGo's forced playouts and policy target pruning (Wu 2019, section 3.1),
+        in self-play only (`search(add_noise=True)`, root_policy "puct"). During the search a root
+        child c with (noisy) prior P(c) and fewer than sqrt(k * P(c) * sum of the root children's
+        visits) visits is searched before PUCT is asked, so a move the noise favours gets a real
+        look. Afterwards those forced visits are taken out of the policy target: from every child
+        but the most visited, visits are removed (at most its forced count) while its PUCT value
+        stays below the most visited child's, and a child left with one visit is dropped. The
+        move is chosen from the pruned visits too. `SearchResult.visits` stays the raw count.
+        0 turns it off; KataGo uses 2.
       root_policy: "puct" (the AlphaZero root: PUCT with Dirichlet noise in self-play, the move by
         visits and temperature, the visit distribution as policy target) or "gumbel" (Gumbel root
         search with sequential halving, Danihelka et al. 2022; see alphazero.mcts.gumbel: Gumbel
@@ -76,6 +85,7 @@ class MCTSConfig:
     solver: bool = True
     tree_reuse: bool = True
     reuse_root_visit_discount: float = 1.0
+    forced_playouts_k: float = 0.0
     reuse_capacity: float = 1.0
     root_policy: str = "puct"
     gumbel_considered_actions: int = 16
@@ -102,6 +112,8 @@ class MCTSConfig:
                  "an integer >= 1", self.leaves_per_step)
         _require(_finite(self.reuse_root_visit_discount) and 0 <= self.reuse_root_visit_discount <= 1,
                  "reuse_root_visit_discount", "in [0, 1] (1 = off)", self.reuse_root_visit_discount)
+        _require(_finite(self.forced_playouts_k) and self.forced_playouts_k >= 0, "forced_playouts_k",
+                 "a finite number >= 0 (0 = off)", self.forced_playouts_k)
         _require(self.root_policy in ROOT_POLICIES, "root_policy", " or ".join(ROOT_POLICIES), self.root_policy)
         _require(_integer(self.gumbel_considered_actions) and self.gumbel_considered_actions >= 1,
                  "gumbel_considered_actions", "an integer >= 1", self.gumbel_considered_actions)

@@ -14,7 +14,7 @@ call between them. Buffers passed between the kernels:
 import numpy as np
 from numba import njit
 
-from alphazero.mcts.selection import puct_action
+from alphazero.mcts.selection import forced_root_action, puct_action
 from alphazero.mcts.tree import EXPANDED, NO_ACTION, NO_PARENT, ROOT, SOLVED, UNVISITED, open_node
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, make_move
@@ -23,13 +23,15 @@ NO_SLOT = -1
 
 
 @njit(cache=True)
-def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss, root_action,
+def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss, root_action, forced_k,
                   leaf_node, leaf_slot, eval_positions, eval_game, eval_node):
     """Walk down from the root `num_leaves` times in every active game and open the leaves.
 
     A walk follows `puct_action` through EXPANDED nodes that are not proven (the root is always
     left through a child), except that walk j of game b leaves the root by `root_action[b, j]`
-    when that is not NO_ACTION (the Gumbel root's sequential halving, see `gumbel`). Reaching an action never tried opens its child node (position computed
+    when that is not NO_ACTION (the Gumbel root's sequential halving, see `gumbel`), and with
+    `forced_k` > 0 by `forced_root_action` while a root child is short of its forced playouts
+    (KataGo; self-play only). Reaching an action never tried opens its child node (position computed
     here, a finished game scored exactly); reaching a proven node, or a node still PENDING from an
     earlier walk this step, also ends the walk. Each finished walk marks its path in flight, so the
     next walk of the same game sees the virtual loss. Returns the number of positions written to
@@ -43,9 +45,13 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
             node = ROOT
             opened = False
             while tree.nodes[b, node].status == EXPANDED and (node == ROOT or not tree.nodes[b, node].proven):
-                if node == ROOT and root_action[b, j] != NO_ACTION:
-                    action = root_action[b, j]
-                else:
+                action = NO_ACTION
+                if node == ROOT:
+                    if root_action[b, j] != NO_ACTION:
+                        action = root_action[b, j]
+                    elif forced_k > 0.0:
+                        action = forced_root_action(tree, b, ROOT, forced_k)
+                if action == NO_ACTION:
                     action = puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss)
                 child = tree.edges[b, node, action].child
                 if child == UNVISITED:

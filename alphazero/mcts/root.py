@@ -1,4 +1,7 @@
-"""Root-only kernels: Dirichlet noise on the priors, the search's outputs, and the move choice."""
+"""Root-only kernels: Dirichlet noise on the priors, forced-playout pruning, the search's outputs,
+and the move choice."""
+
+import math
 
 import numpy as np
 from numba import njit
@@ -110,6 +113,59 @@ def root_child_visits(tree, active, visits):
             child = tree.edges[b, ROOT, action].child
             if child != UNVISITED:
                 visits[b, action] = tree.nodes[b, child].visits
+
+
+@njit(cache=True)
+def _child_q(tree, b, child):
+    """A root child's value from the root's side to move: exact when proven, else its mean."""
+    node = tree.nodes[b, child]
+    if node.proven:
+        return -np.float64(node.exact_value)
+    return -node.value_sum / node.visits
+
+
+@njit(cache=True)
+def prune_forced_visits(tree, active, visits, c_puct, forced_k, pruned):
+    """pruned [B, 65]: the root visits without the forced playouts (KataGo's policy target pruning).
+
+    Call it while the root still has the priors the search used (the noisy ones). c* is the most
+    visited child (ties to the lowest action). Every other child c keeps the fewest visits n' >=
+    n(c) - sqrt(forced_k * P(c) * N) for which its PUCT value Q(c) + c_puct * P(c) * sqrt(N_root)
+    / (1 + n') stays below c*'s, or all n(c) when even those do not bring it below; a child left
+    with one visit or none is dropped. N is the children's visit total, N_root the root's visits
+    (as in the selection rule). Children whose PUCT value is at or above c*'s keep all their visits.
+    """
+    pruned[:, :] = visits
+    for b in range(visits.shape[0]):
+        if not active[b]:
+            continue
+        total = 0
+        best = -1
+        for action in range(NUM_ACTIONS):
+            total += visits[b, action]
+            if best < 0 or visits[b, action] > visits[b, best]:
+                best = action
+        if total == 0:
+            continue
+        sqrt_root = math.sqrt(np.float64(tree.nodes[b, ROOT].visits))
+        best_prior = np.float64(tree.edges[b, ROOT, best].prior)
+        best_puct = (_child_q(tree, b, tree.edges[b, ROOT, best].child)
+                     + c_puct * best_prior * sqrt_root / (1 + visits[b, best]))
+        for action in range(NUM_ACTIONS):
+            n = visits[b, action]
+            if action == best or n == 0:
+                continue
+            prior = np.float64(tree.edges[b, ROOT, action].prior)
+            gap = best_puct - _child_q(tree, b, tree.edges[b, ROOT, action].child)
+            if gap <= 0.0:
+                continue  # even with all its visits it would still be chosen over c*: keep them
+            # Q + u / (1 + n') < best_puct  <=>  n' > u / gap - 1
+            fewest = np.int64(math.floor(c_puct * prior * sqrt_root / gap - 1.0)) + 1
+            floor_by_forced = np.int64(math.ceil(n - math.sqrt(forced_k * prior * total)))
+            keep = max(fewest, floor_by_forced, 0)
+            if keep > n:
+                keep = n
+            pruned[b, action] = keep if keep > 1 else 0
 
 
 @njit(cache=True)

@@ -47,8 +47,8 @@ from alphazero.mcts.evaluator import Evaluator
 from alphazero.mcts.gumbel import gumbel_init_roots, gumbel_root_actions, gumbel_root_outputs, halving_table
 from alphazero.mcts.kernels import backup, expand, select_leaves, settle_solved_leaves
 from alphazero.mcts.rng import seed_streams
-from alphazero.mcts.root import (add_root_noise, choose_actions, discount_root_visits, restore_root_priors,
-                                 root_child_visits, root_outputs)
+from alphazero.mcts.root import (add_root_noise, choose_actions, discount_root_visits, prune_forced_visits,
+                                 restore_root_priors, root_child_visits, root_outputs)
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
 from alphazero.solver.solver import Solver
@@ -59,7 +59,8 @@ class SearchResult:
     """Per game of the batch (inactive games: zeros and action NO_ACTION).
 
     Attributes:
-      policy: [B, 65] float32. The training target: the root visit distribution, or with root_policy
+      policy: [B, 65] float32. The training target: the root visit distribution (in self-play with
+        forced playouts, the pruned visits: see MCTSConfig.forced_playouts_k), or with root_policy
         "gumbel" the improved policy (0 on illegal actions, summing to 1).
       visits: [B, 65] int32. Root children's visit counts (reused visits included).
       root_value: [B] float32. Mean value of the root from the side to move's view (its exact
@@ -161,23 +162,28 @@ class BatchedSearch:
         if self._gumbel:
             gumbel_init_roots(tree, active, bool(add_noise), cfg.gumbel_considered_actions, self._rng_states,
                               self._gumbel_noise, self._considered, self._num_considered, self._local_visits)
+        forced_k = float(cfg.forced_playouts_k) if add_noise and not self._gumbel else 0.0
+        target_visits = visits
         try:
-            self._simulate(active, int(simulations))
+            self._simulate(active, int(simulations), forced_k)
+            root_child_visits(tree, active, visits)
+            if forced_k > 0:  # prune with the priors the search used, before the noise goes
+                target_visits = np.zeros_like(visits)
+                prune_forced_visits(tree, active, visits, float(cfg.c_puct), forced_k, target_visits)
         finally:
             if noisy:
                 restore_root_priors(tree, active, self._saved_prior)
 
-        root_child_visits(tree, active, visits)
         policy = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.float32)
         root_value = np.zeros(self.num_games, dtype=np.float32)
-        root_outputs(tree, active, visits, policy, root_value)
+        root_outputs(tree, active, target_visits, policy, root_value)
         action = np.empty(self.num_games, dtype=np.int64)
         if self._gumbel:
             action[:] = NO_ACTION
             gumbel_root_outputs(tree, active, self._gumbel_noise, self._considered, self._local_visits,
                                 float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), cfg.solver, policy, action)
         else:
-            choose_actions(tree, visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
+            choose_actions(tree, target_visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
                            self._rng_states, action)
         for b in np.flatnonzero(exact_score != NO_EXACT_SCORE):
             action[b] = solver_moves[b]
@@ -210,7 +216,7 @@ class BatchedSearch:
 
     # ------------------------------------------------------------------------------------------
 
-    def _simulate(self, active: np.ndarray, simulations: int) -> None:
+    def _simulate(self, active: np.ndarray, simulations: int, forced_k: float = 0.0) -> None:
         cfg = self.config
         tree = self.tree
         remaining = simulations
@@ -223,7 +229,7 @@ class BatchedSearch:
                                     float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), self._root_action)
             remaining -= leaves
             count = select_leaves(tree, active, leaves, cfg.c_puct, cfg.fpu_reduction, cfg.virtual_loss,
-                                  self._root_action, self._leaf_node, self._leaf_slot, self._eval_positions, self._eval_game,
+                                  self._root_action, forced_k, self._leaf_node, self._leaf_slot, self._eval_positions, self._eval_game,
                                   self._eval_node)
             if count and self.endgame_solver is not None:
                 count = self._solve_endgame_leaves(active, leaves, count)

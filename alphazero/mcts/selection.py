@@ -11,7 +11,7 @@ from numba import njit
 
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
 from alphazero.othello.bitboard import PASS
-from alphazero.mcts.tree import UNVISITED
+from alphazero.mcts.tree import NO_ACTION, UNVISITED
 
 
 @njit(cache=True)
@@ -52,5 +52,41 @@ def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
         score = q + c_puct * np.float64(edge.prior) * sqrt_parent / (1 + child_visits)
         if score > best_score:
             best_score = score
+            best_action = action
+    return best_action
+
+
+@njit(cache=True)
+def forced_root_action(tree, b, root, forced_k):
+    """KataGo's forced playouts: the legal root action with the largest prior among those whose
+    child has fewer than sqrt(forced_k * P(a) * N) visits (N: the root children's visits, in-flight
+    ones included), or NO_ACTION when every action has had its share. Proven children are
+    never forced: their value is exact already."""
+    moves = tree.nodes[b, root].legal
+    if moves == ZERO or forced_k <= 0.0:
+        return NO_ACTION
+    total = 0
+    bits = moves
+    while bits:
+        action = lowest_bit_index(bits)
+        bits &= bits - ONE
+        child = tree.edges[b, root, action].child
+        if child != UNVISITED:
+            total += tree.nodes[b, child].visits + tree.nodes[b, child].in_flight
+    best_action = NO_ACTION
+    best_prior = -1.0
+    while moves:
+        action = lowest_bit_index(moves)
+        moves &= moves - ONE
+        edge = tree.edges[b, root, action]
+        visits = 0
+        if edge.child != UNVISITED:
+            child = tree.nodes[b, edge.child]
+            if child.proven:
+                continue
+            visits = child.visits + child.in_flight
+        prior = np.float64(edge.prior)
+        if visits < math.sqrt(forced_k * prior * total) and prior > best_prior:
+            best_prior = prior
             best_action = action
     return best_action
