@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 
 from alphazero.mcts.rng import next_uniform
-from alphazero.mcts.root import _rank
+from alphazero.mcts.root import _rank, child_q
 from alphazero.mcts.tree import ROOT, UNVISITED
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS
@@ -124,11 +124,7 @@ def completed_q(tree, b, actions, count, q, n):
             visits = tree.nodes[b, child].visits
         n[action] = visits
         if visits > 0:
-            node = tree.nodes[b, child]
-            if node.proven:
-                value = -np.float64(node.exact_value)
-            else:
-                value = -node.value_sum / visits
+            value = child_q(tree, b, child)
             q[action] = value
             prior = max(np.float64(tree.edges[b, ROOT, action].prior), PRIOR_FLOOR)
             weighted += prior * value

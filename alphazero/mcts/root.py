@@ -116,8 +116,9 @@ def root_child_visits(tree, active, visits):
 
 
 @njit(cache=True)
-def _child_q(tree, b, child):
-    """A root child's value from the root's side to move: exact when proven, else its mean."""
+def child_q(tree, b, child):
+    """A visited child's value from its parent's side to move: exact when proven, else its mean
+    (no virtual loss: for reading a finished search, as the pruning and Gumbel's completed Q do)."""
     node = tree.nodes[b, child]
     if node.proven:
         return -np.float64(node.exact_value)
@@ -149,14 +150,14 @@ def prune_forced_visits(tree, active, visits, c_puct, forced_k, pruned):
             continue
         sqrt_root = math.sqrt(np.float64(tree.nodes[b, ROOT].visits))
         best_prior = np.float64(tree.edges[b, ROOT, best].prior)
-        best_puct = (_child_q(tree, b, tree.edges[b, ROOT, best].child)
+        best_puct = (child_q(tree, b, tree.edges[b, ROOT, best].child)
                      + c_puct * best_prior * sqrt_root / (1 + visits[b, best]))
         for action in range(NUM_ACTIONS):
             n = visits[b, action]
             if action == best or n == 0:
                 continue
             prior = np.float64(tree.edges[b, ROOT, action].prior)
-            gap = best_puct - _child_q(tree, b, tree.edges[b, ROOT, action].child)
+            gap = best_puct - child_q(tree, b, tree.edges[b, ROOT, action].child)
             if gap <= 0.0:
                 continue  # even with all its visits it would still be chosen over c*: keep them
             # Q + u / (1 + n') < best_puct  <=>  n' > u / gap - 1
