@@ -39,6 +39,7 @@ from alphazero.selfplay.worker import WorkerPool
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics
+from alphazero.train.provenance import SESSIONS_FILE, describe, record_session
 from alphazero.train.run_dir import DiskFullError, RunLock, check, make_layout, setup_logging
 from alphazero.train.trainer import Trainer
 
@@ -188,6 +189,8 @@ class TrainingRun:
             self.run_dir, _model_summary(cfg), cfg.selfplay.workers, cfg.selfplay.concurrent_games, cfg.run.mode, self.device,
         )
         log.info("replay buffer: %d games, %d positions on disk", self.replay.total_games, self.replay.total_positions)
+        session = record_session(self.run_dir, self.state.iteration, self.state.step)
+        log.info("code: %s (recorded in %s)", describe(session), SESSIONS_FILE)
 
     def _check_same_model(self, saved, where: str = "") -> None:
         if saved != self.cfg.model:

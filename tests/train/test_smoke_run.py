@@ -3,8 +3,10 @@ the arena runs, and `run.resume=true` continues the counters."""
 
 import subprocess
 
-from alphazero.nn.checkpoint import load_network
+from alphazero.nn.checkpoint import load_checkpoint, load_network
 from alphazero.replay.buffer import ReplayBuffer
+from alphazero.train.provenance import code_version, read_sessions
+from alphazero.train.ship import main as ship_main
 
 from .helpers import latest_state, run_training, scalars, train_command
 
@@ -43,6 +45,16 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     assert resumed["step"] > state["step"]
     assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games >= 4 * 8
     assert "resumed" in (run_dir / "log.txt").read_text()
+
+    # Each session recorded the code it ran; shipping the run carries them with the weights.
+    sessions = read_sessions(run_dir)
+    assert [(s["iteration"], s["step"]) for s in sessions] == [(0, 0), (3, state["step"])]
+    assert all(s["commit"] == code_version()["commit"] for s in sessions)
+    shipped = tmp_path / "shipped.pt"
+    assert ship_main([str(run_dir), str(shipped)]) == 0
+    extra = load_checkpoint(shipped).extra
+    assert extra["kind"] == "selfplay" and extra["sessions"] == sessions
+    assert extra["run"]["iteration"] == 4 and extra["config"] == (run_dir / "config.yaml").read_text()
 
 
 
