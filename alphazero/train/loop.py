@@ -38,7 +38,7 @@ from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, Pipel
 from alphazero.selfplay.worker import WorkerPool
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
-from alphazero.train.metrics import Metrics
+from alphazero.train.metrics import Metrics, resume_purge_step
 from alphazero.train.provenance import SESSIONS_FILE, describe, record_session
 from alphazero.train.run_dir import DiskFullError, RunLock, check, make_layout, setup_logging
 from alphazero.train.trainer import Trainer
@@ -183,7 +183,7 @@ class TrainingRun:
         self.seconds_at_start = self.state.seconds
         self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions,
                                    value_target_q_weight=cfg.train.value_target_q_weight)
-        self.metrics = Metrics(self.run_dir / "tb", purge_step=self.state.step if cfg.run.resume else None)
+        self.metrics = Metrics(self.run_dir / "tb", purge_step=resume_purge_step(self.state.step) if cfg.run.resume else None)
         log.info(
             "run directory %s | model %s | %d self-play workers x %d games | mode %s | device %s",
             self.run_dir, _model_summary(cfg), cfg.selfplay.workers, cfg.selfplay.concurrent_games, cfg.run.mode, self.device,

@@ -14,9 +14,18 @@ _LOSS_TAGS = {"policy": "loss/policy", "value": "loss/value", "total": "loss/tot
 _TRAIN_TAGS = {"lr": "train/lr", "grad_norm": "train/grad_norm"}
 
 
+def resume_purge_step(saved_step: int) -> int:
+    """The first step whose events a resumed run drops: those a crashed session wrote after the
+    `latest.pt` it resumes from. Events at the saved step itself stay: the gate, evaluation and
+    loss points of that step were written by the iteration that the save completed (dropping them
+    lost every gate that fell on a resume point from the arena/score and elo/best curves)."""
+    return saved_step + 1
+
+
 class Metrics:
     def __init__(self, directory, purge_step: int | None = None):
-        # purge_step drops events a crashed session wrote past the resumed step, so curves never fold back.
+        # purge_step drops events a crashed session wrote past the resumed step, so curves never
+        # fold back (see resume_purge_step).
         self.writer = SummaryWriter(str(directory), purge_step=purge_step)
         self._sums = defaultdict(float)
         self._count = 0
