@@ -300,7 +300,8 @@ def describe_limit(simulations: int | None, seconds: float | None) -> str:
 # ----------------------------------------------------------------------------------------------
 # Building the AI from command-line options
 
-DEFAULT_CHECKPOINT = Path("checkpoints") / "warmstart.pt"
+DEFAULT_CHECKPOINT = Path("checkpoints") / "selfplay.pt"
+FALLBACK_CHECKPOINT = Path("checkpoints") / "warmstart.pt"
 DEFAULT_SIMULATIONS = 200
 
 
@@ -347,11 +348,14 @@ class SearchSettings:
 
 
 def default_checkpoint() -> Path | None:
-    """checkpoints/warmstart.pt in the working directory, else in the repository, else None."""
+    """The strongest shipped network: checkpoints/selfplay.pt (the warm start after self-play, which
+    beats it), else checkpoints/warmstart.pt for a checkout that lacks it; each looked up in the
+    working directory, then in the repository. None when neither exists."""
     repository = Path(__file__).resolve().parents[2]
-    for candidate in (DEFAULT_CHECKPOINT, repository / DEFAULT_CHECKPOINT):
-        if candidate.is_file():
-            return candidate
+    for name in (DEFAULT_CHECKPOINT, FALLBACK_CHECKPOINT):
+        for candidate in (name, repository / name):
+            if candidate.is_file():
+                return candidate
     return None
 
 
@@ -434,7 +438,7 @@ def build_chooser(
     checkpoint: str | None = None, player: str | None = None, settings: SearchSettings = SearchSettings()
 ) -> MoveChooser:
     """The AI the command line asks for: `player` spec, else the network in `checkpoint`, else the
-    shipped checkpoints/warmstart.pt. Raises NoAIError with what to do when there is none."""
+    shipped checkpoints/selfplay.pt (checkpoints/warmstart.pt where it is missing). Raises NoAIError with what to do when there is none."""
     if player and checkpoint:
         raise NoAIError("give either --checkpoint or --player, not both")
     if player:
@@ -442,7 +446,7 @@ def build_chooser(
     path = checkpoint or default_checkpoint()
     if path is None:
         raise NoAIError(
-            f"no AI to play: the default network {DEFAULT_CHECKPOINT} does not exist. Pass --checkpoint PATH, "
+            f"no AI to play: neither default network ({DEFAULT_CHECKPOINT}, {FALLBACK_CHECKPOINT}) exists. Pass --checkpoint PATH, "
             "or choose a player with --player SPEC (random, greedy, alphabeta:depth=4, "
             "mcts:evaluator=uniform,simulations=400, ...)"
         )
@@ -484,7 +488,7 @@ def endgame_empties(text: str) -> int:
 def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that pick and tune the AI, for `python -m alphazero.gtp` and `python -m alphazero.play`."""
     group = parser.add_argument_group("AI")
-    group.add_argument("--checkpoint", help="network checkpoint (default: checkpoints/warmstart.pt if present)")
+    group.add_argument("--checkpoint", help="network checkpoint (default: checkpoints/selfplay.pt, else checkpoints/warmstart.pt)")
     group.add_argument("--player", metavar="SPEC",
                        help="an arena player instead of the network: random, greedy, alphabeta:depth=4, "
                             "mcts:evaluator=uniform, gtp:\"/usr/games/gtp-rhino -l 2\", ...")

@@ -16,6 +16,7 @@ from alphazero.othello.notation import parse_board_text, parse_square, parse_tra
 from alphazero.play.choosers import (
     DEFAULT_CHECKPOINT,
     DEFAULT_SIMULATIONS,
+    FALLBACK_CHECKPOINT,
     MoveInfo,
     NoAIError,
     PlayerChooser,
@@ -177,7 +178,29 @@ def test_default_checkpoint_is_used_when_present(tmp_path, monkeypatch, tiny_che
     (tmp_path / DEFAULT_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
     assert default_checkpoint() == DEFAULT_CHECKPOINT
     chooser = build_chooser(settings=SearchSettings(simulations=4, device="cpu"))
-    assert "warmstart" in chooser.name
+    assert "selfplay" in chooser.name
+
+
+def test_the_warm_start_is_the_fallback_default(tmp_path, monkeypatch, tiny_checkpoint):
+    """A checkout without checkpoints/selfplay.pt still plays, with the warm start; the working
+    directory's network wins over the repository's, and with neither there is None."""
+    repository = tmp_path / "repo"
+    (repository / "alphazero" / "play").mkdir(parents=True)
+    monkeypatch.setattr("alphazero.play.choosers.__file__", str(repository / "alphazero" / "play" / "choosers.py"))
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    assert default_checkpoint() is None
+    (repository / "checkpoints").mkdir()
+    (repository / FALLBACK_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
+    assert default_checkpoint() == repository / FALLBACK_CHECKPOINT
+    (repository / DEFAULT_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
+    assert default_checkpoint() == repository / DEFAULT_CHECKPOINT
+    (workdir / "checkpoints").mkdir()
+    (workdir / FALLBACK_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
+    assert default_checkpoint() == repository / DEFAULT_CHECKPOINT  # the stronger network first
+    (workdir / DEFAULT_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
+    assert default_checkpoint() == DEFAULT_CHECKPOINT
 
 
 def test_missing_checkpoint_tells_what_to_pass(tmp_path, monkeypatch):
