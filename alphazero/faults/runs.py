@@ -161,6 +161,19 @@ class RunProcess:
             time.sleep(min(poll, max(0.0, deadline - time.monotonic())))
         return self.running()
 
+    def pause(self) -> bool:
+        """SIGSTOP the main process (its workers play on): it keeps what it holds, the run
+        directory's lock included, but cannot finish meanwhile. True if it was running."""
+        if not self.running():
+            return False
+        os.kill(self.pid, signal.SIGSTOP)
+        return True
+
+    def resume(self) -> None:
+        """SIGCONT after `pause`."""
+        if self.running():
+            os.kill(self.pid, signal.SIGCONT)
+
     def kill(self) -> bool:
         """SIGKILL the main process (as `kill -9 PID` would); True if it was still running."""
         self.note_children()

@@ -172,8 +172,13 @@ class Campaign:
                 if proc.wait_for(runs.SETUP_DONE, timeout=self.run_timeout) is None and proc.running():
                     problems.append("run never finished set-up")
                     return False
-        if check_lock and proc.running():
-            self.lock_problems = second_run_refused(self.run_dir, self.logs / f"run-{self.runs:03d}-second.txt")
+        if check_lock and proc.pause():
+            # Paused, the live run cannot end (and free the lock) while the second one starts up,
+            # which on a loaded machine took longer than the short trial run had left.
+            try:
+                self.lock_problems = second_run_refused(self.run_dir, self.logs / f"run-{self.runs:03d}-second.txt")
+            finally:
+                proc.resume()
             self.lock_checked = True
         if plan.kind == "timed_kill":
             return proc.sleep(plan.delay) and proc.kill()
