@@ -438,7 +438,8 @@ def build_chooser(
     checkpoint: str | None = None, player: str | None = None, settings: SearchSettings = SearchSettings()
 ) -> MoveChooser:
     """The AI the command line asks for: `player` spec, else the network in `checkpoint`, else the
-    shipped checkpoints/selfplay.pt (checkpoints/warmstart.pt where it is missing). Raises NoAIError with what to do when there is none."""
+    shipped checkpoints/selfplay.pt (checkpoints/warmstart.pt where it is missing). Raises
+    NoAIError with what to do when there is none."""
     if player and checkpoint:
         raise NoAIError("give either --checkpoint or --player, not both")
     if player:
