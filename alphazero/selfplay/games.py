@@ -10,7 +10,10 @@ probability p (the runner's rng, per slot and move), a full search with root noi
 distribution is the policy target; otherwise a search of `playout_cap_small` simulations without
 noise that only picks the move (temperature as usual), recorded with policy_mask False. The two
 kinds run as two `search` calls over complementary `active` masks, so each slot's tree (and its
-reuse) is that of whichever search it had.
+reuse) is that of whichever search it had. With `mcts.root_policy=gumbel` the small searches keep
+their Gumbel noise: there it is not exploration added to the priors but the move's sampling (the
+sequential-halving winner of Gumbel + logits + sigma(q), which replaces the temperature), and
+without it three moves in four would be the same deterministic choice in every game.
 """
 
 from __future__ import annotations
@@ -167,10 +170,12 @@ class SelfPlayRunner:
 
     def _search_capped(self, positions: np.ndarray, full: np.ndarray, small: np.ndarray):
         """The full searches (root noise) over `full` and the small ones (no noise,
-        `playout_cap_small` simulations) over `small`, merged into one SearchResult."""
+        `playout_cap_small` simulations) over `small`, merged into one SearchResult. Under a Gumbel
+        root the small searches draw Gumbel noise too: it is how that root samples its move."""
         if not small.any():
             return self.search.search(positions, self._ply, active=full, add_noise=True)
-        result = self.search.search(positions, self._ply, active=small, add_noise=False,
+        small_noise = self.search.config.root_policy == "gumbel"
+        result = self.search.search(positions, self._ply, active=small, add_noise=small_noise,
                                     simulations=self.playout_cap_small)
         if full.any():
             full_result = self.search.search(positions, self._ply, active=full, add_noise=True)

@@ -44,8 +44,9 @@ class SpySearch(BatchedSearch):
         return result
 
 
-def _play(fraction, games=3, seed=5):
-    search = SpySearch(MCTSConfig(simulations=FULL), UniformEvaluator(), 1, seed=seed)
+def _play(fraction, games=3, seed=5, root_policy="puct"):
+    search = SpySearch(MCTSConfig(simulations=FULL, root_policy=root_policy, gumbel_considered_actions=4),
+                       UniformEvaluator(), 1, seed=seed)
     runner = SelfPlayRunner(search, np.random.default_rng(seed), random_opening_plies=2,
                             playout_cap_fraction=fraction, playout_cap_small=SMALL)
     return runner.play(games), search.calls
@@ -71,6 +72,27 @@ def test_full_searches_get_policy_targets_and_small_ones_do_not():
     shard = encode_shard(records)
     assert shard.num_positions == searched.sum()
     np.testing.assert_array_equal(shard.policy_mask, masks[searched])
+
+
+def test_gumbel_small_searches_keep_their_noise_so_their_moves_are_sampled():
+    # Under a Gumbel root the noise is the move's sampling: small searches without it would play
+    # one deterministic move per position. They still get no policy target.
+    records, calls = _play(0.5, games=4, root_policy="gumbel")
+    searched = np.concatenate([r.actions != PASS for r in records])
+    masks = np.concatenate([r.policy_mask for r in records])[searched]
+    kinds = np.array([simulations is None for _, _, simulations, _ in calls])
+    np.testing.assert_array_equal(masks, kinds)
+    assert 0 < kinds.sum() < len(calls)
+    assert all(noise for _, noise, _, _ in calls)
+    # With a uniform evaluator only the noise tells the moves apart: the first small search from
+    # the same position picks different moves under different seeds.
+    first_small = []
+    for seed in range(8):
+        search = BatchedSearch(MCTSConfig(simulations=FULL, root_policy="gumbel", gumbel_considered_actions=4),
+                               UniformEvaluator(), 1, seed=seed)
+        runner = SelfPlayRunner(search, np.random.default_rng(0), playout_cap_fraction=1e-9, playout_cap_small=SMALL)
+        first_small.append(int(runner.play(1)[0].actions[0]))
+    assert len(set(first_small)) > 1
 
 
 def test_fraction_one_searches_every_move_fully_and_records_no_mask():
