@@ -6,16 +6,21 @@
 # the run's config and log, its TensorBoard events (for `python -m alphazero.train.plots`), the
 # final network (final.pt, shipped with its provenance), and each evaluation's JSON and games.
 #
-#   docs/ablation/run.sh current gumbel playoutcap qblend reusedrop forced   # from the repo root
+#   docs/ablation/run.sh current gumbel playoutcap qblend reusedrop forced best   # from the repo root
 #   python docs/ablation/table.py                                            # the markdown table
 #
 # Resumable: a killed run resumes (run.max_minutes is the run's total time across resumes) and an
 # evaluation already written is not played again. Give each run the machine alone: the budget is
 # wall-clock minutes, so anything else running on the cores makes that run weaker.
 # ABLATION_RUNS (default /work/runs/ablation) holds the run directories, outside the repository.
+#
+# BASELINE pins the `cpu` preset as it was when the ablation ran (PUCT root, 64 simulations, no
+# playout cap): the preset has since taken the `best` switches, and a run resumed or rerun now
+# must compare against what `current` measured. Each switch overrides it (the last value wins).
 set -u
 cd "$(dirname "$0")/../.."
 RUNS=${ABLATION_RUNS:-/work/runs/ablation}
+BASELINE="mcts.root_policy=puct mcts.simulations=64 selfplay.playout_cap_fraction=1.0 selfplay.playout_cap_small=25"
 declare -A SWITCHES=(
   [current]=""
   [playoutcap]="mcts.simulations=128 selfplay.playout_cap_fraction=0.25 selfplay.playout_cap_small=32"
@@ -23,7 +28,7 @@ declare -A SWITCHES=(
   [reusedrop]="mcts.reuse_root_visit_discount=0"
   [gumbel]="mcts.root_policy=gumbel"
   [forced]="mcts.forced_playouts_k=2"
-  [best]="${ABLATION_BEST:-}"
+  [best]="${ABLATION_BEST:-mcts.root_policy=gumbel mcts.simulations=128 selfplay.playout_cap_fraction=0.25 selfplay.playout_cap_small=32}"
 )
 mkdir -p "$RUNS"
 for name in "$@"; do
@@ -32,7 +37,7 @@ for name in "$@"; do
   out=docs/ablation/$name
   resume=false; [ -f "$run/config.yaml" ] && resume=true
   echo "== $name $(date -u +%FT%TZ) resume=$resume switches: ${SWITCHES[$name]}"
-  python -m alphazero.train experiment=cpu ${SWITCHES[$name]} run.dir="$run" run.resume=$resume \
+  python -m alphazero.train experiment=cpu $BASELINE ${SWITCHES[$name]} run.dir="$run" run.resume=$resume \
       run.max_minutes=60 run.progress=false run.seed=16 >> "$run.train.log" 2>&1 \
       || { echo "$name: training failed"; tail -5 "$run.train.log"; continue; }
   mkdir -p "$out"
