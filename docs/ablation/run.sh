@@ -15,7 +15,7 @@
 # ABLATION_RUNS (default /work/runs/ablation) holds the run directories, outside the repository.
 #
 # BASELINE pins the `cpu` preset as it was when the ablation ran (PUCT root, 64 simulations, no
-# playout cap): the preset has since taken the `best` switches, and a run resumed or rerun now
+# playout cap): the preset has since taken the Gumbel root, and a run resumed or rerun now
 # must compare against what `current` measured. Each switch overrides it (the last value wins).
 set -u
 cd "$(dirname "$0")/../.."
