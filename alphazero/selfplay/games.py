@@ -13,7 +13,8 @@ kinds run as two `search` calls over complementary `active` masks, so each slot'
 reuse) is that of whichever search it had. With `mcts.root_policy=gumbel` the small searches keep
 their Gumbel noise: there it is not exploration added to the priors but the move's sampling (the
 sequential-halving winner of Gumbel + logits + sigma(q), which replaces the temperature), and
-without it three moves in four would be the same deterministic choice in every game.
+without it three moves in four would be the same deterministic choice in every game. Being
+self-play searches (`add_noise=True`), they also apply `mcts.reuse_root_visit_discount`.
 """
 
 from __future__ import annotations
