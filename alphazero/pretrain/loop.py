@@ -28,6 +28,7 @@ import math
 import random
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -202,10 +203,12 @@ class PretrainRun:
         legal = torch.from_numpy(legal).to(self.device)
         moves = torch.from_numpy(batch.moves).to(self.device)
         targets = torch.from_numpy(batch.values).to(self.device)
-        if batch.history is not None:
-            logits, values = self.net(planes, torch.from_numpy(batch.history).to(self.device))
-        else:
-            logits, values = self.net(planes)
+        with self._autocast():
+            if batch.history is not None:
+                logits, values = self.net(planes, torch.from_numpy(batch.history).to(self.device))
+            else:
+                logits, values = self.net(planes)
+        logits = logits.float()
         policy_loss = -masked_log_softmax(logits, legal).gather(1, moves.unsqueeze(1)).mean()
         value_loss = torch.nn.functional.mse_loss(values.float(), targets)
         total = policy_loss + pre.value_loss_weight * value_loss
@@ -225,6 +228,13 @@ class PretrainRun:
         if not math.isfinite(out["total"]):
             raise FloatingPointError(f"pretraining loss became {out['total']} at step {self.state.step} (policy {out['policy']}, value {out['value']}); lower pretrain.lr")
         return out
+
+    def _autocast(self):
+        """bf16 autocast for the training forward pass with `pretrain.mixed_precision` on CUDA;
+        float32 elsewhere (CPU bf16 autocast was slower than float32 on the development machine)."""
+        if self.cfg.pretrain.mixed_precision and self.device.type == "cuda":
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return nullcontext()
 
     def validate(self) -> AccuracyReport:
         start = time.perf_counter()

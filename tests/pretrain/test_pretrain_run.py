@@ -184,3 +184,38 @@ def test_a_step_budget_on_a_validation_step_validates_once(workspace):
     assert state.step == 8 and state.validation["step"] == 8
     log = (run_dir / "log.txt").read_text()
     assert log.count("validation at step 4 ") == 1 and log.count("validation at step 8 ") == 1
+
+
+def _weights_after_steps(workspace, name, steps, **pretrain):
+    run_dir = workspace / name
+    cfg = tiny_config(workspace, run_dir, epochs=1, **pretrain)
+    cfg.run.max_steps = steps
+    PretrainRun(cfg, run_dir).run()
+    return load_checkpoint(run_dir / "checkpoints" / "latest.pt").state_dict
+
+
+def test_mixed_precision_leaves_cpu_training_in_float32(workspace):
+    """pretrain.mixed_precision is a CUDA setting: on CPU (where bf16 autocast ran slower) the
+    run must train exactly as without it."""
+    with_flag = _weights_after_steps(workspace, "mixed-cpu-on", 3, mixed_precision=True, device="cpu")
+    without = _weights_after_steps(workspace, "mixed-cpu-off", 3, mixed_precision=False, device="cpu")
+    for name, tensor in without.items():
+        assert torch.equal(with_flag[name], tensor), name
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: bf16 autocast is used on CUDA only")
+def test_mixed_precision_on_cuda_trains_close_to_float32_and_lowers_the_loss(workspace):
+    run_dir = workspace / "mixed-cuda"
+    cfg = tiny_config(workspace, run_dir, epochs=2, device="cuda", mixed_precision=True)
+    state = PretrainRun(cfg, run_dir).run()
+    assert state.finished
+    losses = [value for _, value in _scalars(run_dir, "loss/total")]
+    assert np.mean(losses[-3:]) < np.mean(losses[:3])
+    bf16 = _weights_after_steps(workspace, "mixed-cuda-3", 3, device="cuda", mixed_precision=True)
+    fp32 = _weights_after_steps(workspace, "fp32-cuda-3", 3, device="cuda", mixed_precision=False)
+    differs = False
+    for name, tensor in fp32.items():
+        if tensor.is_floating_point():
+            torch.testing.assert_close(bf16[name], tensor, rtol=5e-2, atol=5e-3, msg=name)
+            differs |= not torch.equal(bf16[name], tensor)
+    assert differs, "bf16 autocast changed nothing: it is not in effect"
