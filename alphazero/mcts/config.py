@@ -57,6 +57,15 @@ class MCTSConfig:
         search with sequential halving, Danihelka et al. 2022; see alphazero.mcts.gumbel: Gumbel
         noise instead of Dirichlet in self-play, no temperature, the improved policy
         softmax(logits + sigma(completedQ)) as policy target). Interior nodes use PUCT either way.
+      gumbel_sample_plies: with root_policy "gumbel", in self-play (`search(add_noise=True)`) the
+        move of each ply < this is drawn proportionally to the root children's visits ** (1 /
+        temperature), as the PUCT root draws it before temperature_plies, instead of being the
+        halving's winner; the policy target stays the improved policy. The winner is itself about
+        a draw from the improved policy, which a sharp policy and a confident value make nearly
+        deterministic: from checkpoints/warmstart.pt at 128 simulations, 29 distinct 10-ply
+        openings in 128 self-play games against 116 with the PUCT root (docs/benchmarks.md).
+        0 (off) plays the winner from the first move, as the paper does. Ignored with root_policy
+        "puct"; no effect with temperature 0.
       gumbel_considered_actions: m, the most root actions sequential halving considers (the top m by
         Gumbel + logits). Ignored with root_policy "puct".
       gumbel_c_visit, gumbel_c_scale: sigma(q) = (c_visit + max_b N(b)) * c_scale * q, q in [0, 1]
@@ -88,6 +97,7 @@ class MCTSConfig:
     forced_playouts_k: float = 0.0
     reuse_capacity: float = 1.0
     root_policy: str = "puct"
+    gumbel_sample_plies: int = 0
     gumbel_considered_actions: int = 16
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
@@ -115,6 +125,8 @@ class MCTSConfig:
         _require(_finite(self.forced_playouts_k) and self.forced_playouts_k >= 0, "forced_playouts_k",
                  "a finite number >= 0 (0 = off)", self.forced_playouts_k)
         _require(self.root_policy in ROOT_POLICIES, "root_policy", " or ".join(ROOT_POLICIES), self.root_policy)
+        _require(_integer(self.gumbel_sample_plies) and self.gumbel_sample_plies >= 0, "gumbel_sample_plies",
+                 "an integer >= 0 (0 = off)", self.gumbel_sample_plies)
         _require(_integer(self.gumbel_considered_actions) and self.gumbel_considered_actions >= 1,
                  "gumbel_considered_actions", "an integer >= 1", self.gumbel_considered_actions)
         _require(_finite(self.gumbel_c_visit) and self.gumbel_c_visit >= 0, "gumbel_c_visit", ">= 0",

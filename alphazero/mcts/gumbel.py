@@ -18,7 +18,10 @@ as in mctx's `gumbel_muzero_policy`; only the root differs from the PUCT search:
   4. The move played is, among the considered actions with the most visits in this search, the one
      with the highest g + logits + sigma(q_hat). With `MCTSConfig.solver`, a root child proven won
      for the root's side is played first (the best such by the same score), and proven losses are
-     avoided when another tried action is not one. The temperature schedule is not used.
+     avoided when another tried action is not one. The temperature schedule is not used, except
+     in self-play with `MCTSConfig.gumbel_sample_plies`: before that ply the move is drawn as the
+     PUCT root draws it, proportionally to the root children's visits ** (1 / temperature)
+     (`root.sample_moves_by_visits`; proofs are not consulted then, as there).
   5. The policy target is the improved policy softmax(logits + sigma(completedQ)) over the legal
      actions (0 elsewhere), completedQ(a) = q_hat(a) for a visited action and v_mix for the others.
 
@@ -268,3 +271,4 @@ def gumbel_root_outputs(tree, active, gumbel, considered, local_visits, c_visit,
                 best_key = key
                 best_score = s
         chosen[b] = best
+

@@ -242,6 +242,21 @@ def choose_actions(tree, visits, ply, active, temperature, temperature_plies, so
 
 
 @njit(cache=True)
+def sample_moves_by_visits(visits, ply, active, sample_plies, temperature, rng_states, actions):
+    """actions [B]: for each active game with ply < sample_plies, a move drawn with probability
+    proportional to visits ** (1 / temperature), from the game's own stream (the draw of
+    `choose_actions`); the other games keep the move they have."""
+    for b in range(visits.shape[0]):
+        if not active[b] or ply[b] >= sample_plies:
+            continue
+        most = 0
+        for action in range(NUM_ACTIONS):
+            most = max(most, visits[b, action])
+        if most > 0:
+            actions[b] = _sample_by_visits(visits, b, most, 1.0 / temperature, rng_states)
+
+
+@njit(cache=True)
 def _sample_by_visits(visits, b, most, exponent, rng_states):
     """An action drawn with probability proportional to visits ** exponent (scaled by the maximum
     first, so large exponents cannot overflow)."""

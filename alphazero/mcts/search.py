@@ -10,8 +10,8 @@ A search call reads as the algorithm:
 
 With `MCTSConfig.root_policy = "gumbel"` steps 2 to 4 differ at the root only (alphazero.mcts.gumbel):
 Gumbel noise instead of Dirichlet (self-play only), the root's walks follow the sequential-halving
-schedule over the top-m actions, the move is the best surviving action (no temperature), and the
-policy is the improved policy softmax(logits + sigma(completedQ)) rather than the visit shares.
+schedule over the top-m actions, the move is the best surviving action (in self-play before
+`gumbel_sample_plies`, a draw by visit counts as the PUCT root's temperature plies make), and the policy is the improved policy softmax(logits + sigma(completedQ)) rather than the visit shares.
 
 Simulation budget (what "visits" means): a root's own evaluation is its first visit and is not a
 simulation (as in mctx); every simulation adds exactly one visit to one root child. So after a
@@ -48,7 +48,7 @@ from alphazero.mcts.gumbel import gumbel_init_roots, gumbel_root_actions, gumbel
 from alphazero.mcts.kernels import backup, expand, select_leaves, settle_solved_leaves
 from alphazero.mcts.rng import seed_streams
 from alphazero.mcts.root import (add_root_noise, choose_actions, discount_root_visits, prune_forced_visits,
-                                 restore_root_priors, root_child_visits, root_outputs)
+                                 restore_root_priors, root_child_visits, root_outputs, sample_moves_by_visits)
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
 from alphazero.solver.solver import Solver
@@ -182,6 +182,9 @@ class BatchedSearch:
             action[:] = NO_ACTION
             gumbel_root_outputs(tree, active, self._gumbel_noise, self._considered, self._local_visits,
                                 float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), cfg.solver, policy, action)
+            if add_noise and cfg.gumbel_sample_plies > 0 and cfg.temperature > 0:
+                sample_moves_by_visits(visits, ply, active, cfg.gumbel_sample_plies, float(cfg.temperature),
+                                       self._rng_states, action)
         else:
             choose_actions(tree, target_visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
                            self._rng_states, action)

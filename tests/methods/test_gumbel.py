@@ -458,4 +458,79 @@ def test_config_checks_the_gumbel_keys():
         MCTSConfig(gumbel_considered_actions=0)
     with pytest.raises(ValueError, match="mcts.gumbel_c_visit"):
         MCTSConfig(gumbel_c_visit=-1.0)
+    with pytest.raises(ValueError, match="mcts.gumbel_sample_plies"):
+        MCTSConfig(gumbel_sample_plies=-1)
     assert MCTSConfig().root_policy == "puct"
+
+
+# ---- gumbel_sample_plies: the self-play move drawn by visit counts ---------------------------------
+
+def _copies_search(games, seed, ply, add_noise=True, **overrides):
+    """One midgame position searched in `games` slots (each with its own stream)."""
+    position = midgame_positions(1, seed=21)
+    positions = np.repeat(position, games, axis=0)
+    cfg = gumbel_config(simulations=16, gumbel_considered_actions=4, **overrides)
+    search = BatchedSearch(cfg, HashEvaluator(salt=5), games, seed=seed)
+    return search.search(positions, np.full(games, ply, dtype=np.int64), add_noise=add_noise)
+
+
+def test_before_the_sampled_plies_the_move_is_drawn_by_visit_counts():
+    games = 4000
+    sampled = _copies_search(games, seed=7, ply=3, gumbel_sample_plies=4)
+    winner = _copies_search(games, seed=7, ply=3, gumbel_sample_plies=0)
+    # The draw comes after the search: the same trees, targets and halving winners either way.
+    np.testing.assert_array_equal(sampled.visits, winner.visits)
+    np.testing.assert_array_equal(sampled.policy, winner.policy)
+    assert np.mean(sampled.action != winner.action) > 0.05
+    assert all(sampled.visits[b, a] > 0 for b, a in enumerate(sampled.action))
+    # Each game draws by its own visit shares, so the moves' frequencies follow the games' mean
+    # visit shares (binomial noise, 5 standard deviations).
+    shares = sampled.visits / sampled.visits.sum(axis=1, keepdims=True)
+    expected = shares.mean(axis=0)
+    frequency = np.bincount(sampled.action, minlength=65) / games
+    tolerance = 5 * np.sqrt(expected * (1 - expected) / games) + 1e-3
+    assert np.all(np.abs(frequency - expected) <= tolerance), (frequency, expected)
+    # The halving winner (about a draw from the improved policy) is far from that distribution.
+    winners = np.bincount(winner.action, minlength=65) / games
+    assert np.abs(winners - expected).max() > 0.1
+
+
+def test_a_low_temperature_draws_the_most_visited_move():
+    result = _copies_search(300, seed=3, ply=0, gumbel_sample_plies=1, temperature=0.02)
+    most = result.visits.max(axis=1, keepdims=True)
+    assert all(result.visits[b, a] == most[b, 0] for b, a in enumerate(result.action))
+    assert (result.visits == most).sum(axis=1).max() > 1  # ties exist, and either may be drawn
+
+
+def test_from_the_sampled_plies_on_and_outside_self_play_the_move_is_the_halving_winner():
+    winner = _copies_search(200, seed=11, ply=4, gumbel_sample_plies=0)
+    np.testing.assert_array_equal(_copies_search(200, seed=11, ply=4, gumbel_sample_plies=4).action, winner.action)
+    np.testing.assert_array_equal(
+        _copies_search(200, seed=11, ply=0, gumbel_sample_plies=4, temperature=0.0).action,
+        _copies_search(200, seed=11, ply=0, gumbel_sample_plies=0).action)
+    arena = _copies_search(50, seed=11, ply=0, add_noise=False, gumbel_sample_plies=0)
+    np.testing.assert_array_equal(
+        _copies_search(50, seed=11, ply=0, add_noise=False, gumbel_sample_plies=60).action, arena.action)
+    assert len(set(arena.action.tolist())) == 1  # no noise, no draw: every copy plays the same move
+
+
+def test_selfplay_openings_spread_with_sampled_plies():
+    """The defect the switch fixes: with a sharp policy every self-play game opens the same way."""
+    def openings(sample_plies):
+        cfg = gumbel_config(simulations=8, gumbel_considered_actions=4, gumbel_sample_plies=sample_plies,
+                            temperature_plies=0)
+        search = BatchedSearch(cfg, SharpEvaluator(), 8, seed=1)
+        records = SelfPlayRunner(search, np.random.default_rng(0)).play(16)
+        return {tuple(int(a) for a in r.actions[:6]) for r in records}
+    assert len(openings(6)) > 2 * len(openings(0))
+
+
+class SharpEvaluator:
+    """A network sure of its move: 0.97 of the prior on the lowest legal square, value 0."""
+
+    def __call__(self, positions):
+        mask = legal_action_mask_batch(positions).astype(np.float32)
+        priors = mask * 0.03 / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        first = mask.argmax(axis=1)
+        priors[np.arange(len(positions)), first] += 0.97
+        return priors / priors.sum(axis=1, keepdims=True), np.zeros(len(positions), dtype=np.float32)
