@@ -1,0 +1,90 @@
+"""`python -m alphazero.bench diversity`: how many different openings self-play plays.
+
+A self-play run learns only from the games it plays; if nearly every game opens the same way, the
+replay buffer holds a few lines many times over and the network fits them (issue 16: from the warm
+start, the Gumbel root without `mcts.gumbel_sample_plies` played 25 distinct 10-ply openings in
+1,280 games). This plays `--games` self-play games from a network with a preset's search settings
+(the self-play search itself, as a worker builds it: root noise, temperature, Gumbel draws) and
+reports, for each opening length k, how many distinct k-ply move sequences the games have and how
+many games share the most common one.
+
+    python -m alphazero.bench diversity --checkpoint checkpoints/warmstart.pt mcts.simulations=128
+    python -m alphazero.bench diversity --checkpoint checkpoints/warmstart.pt mcts.root_policy=puct
+
+One JSON line: games, distinct openings per length (`distinct_<k>`), the largest share of one
+opening per length (`most_common_<k>`), distinct whole games, seconds, and the search settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from alphazero.bench.selfplay import PRESETS, load_preset
+
+OPENING_LENGTHS = (4, 8, 10, 12, 16, 20)
+
+
+def opening_counts(games: list[tuple[int, ...]], lengths=OPENING_LENGTHS) -> dict:
+    """distinct_<k> and most_common_<k> for each opening length k (a game shorter than k counts
+    as its whole move list)."""
+    result = {}
+    for k in lengths:
+        counts = Counter(game[:k] for game in games)
+        result[f"distinct_{k}"] = len(counts)
+        result[f"most_common_{k}"] = counts.most_common(1)[0][1] if counts else 0
+    result["distinct_games"] = len(set(games))
+    return result
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m alphazero.bench diversity", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--checkpoint", default="checkpoints/warmstart.pt", help="the network that plays (default: the warm start)")
+    parser.add_argument("--preset", choices=PRESETS, default="cpu", help="whose self-play settings (default cpu)")
+    parser.add_argument("--games", type=int, default=128)
+    parser.add_argument("--slots", type=int, default=64, help="games played at once (one batched search)")
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("overrides", nargs="*", help="config overrides, e.g. mcts.simulations=128 mcts.gumbel_sample_plies=20")
+    args = parser.parse_args(argv)
+    if args.games < 1 or args.slots < 1:
+        parser.error(f"--games and --slots must be >= 1, got {args.games} and {args.slots}")
+    if not Path(args.checkpoint).is_file():
+        parser.error(f"--checkpoint {args.checkpoint}: no such file")
+
+    import torch
+
+    from alphazero.engine.factory import build_evaluator, build_search
+    from alphazero.selfplay.games import SelfPlayRunner
+
+    cfg = load_preset(args.preset, args.overrides)
+    torch.set_num_threads(args.threads)
+    evaluator = build_evaluator(args.checkpoint, device="cpu")
+    search = build_search(cfg.mcts, evaluator, min(args.slots, args.games), seed=args.seed)
+    runner = SelfPlayRunner(search, np.random.default_rng(args.seed), cfg.selfplay.random_opening_plies,
+                            playout_cap_fraction=cfg.selfplay.playout_cap_fraction,
+                            playout_cap_small=cfg.selfplay.playout_cap_small)
+    start = time.perf_counter()
+    records = runner.play(args.games)
+    seconds = time.perf_counter() - start
+    games = [tuple(int(action) for action in record.actions) for record in records]
+    mcts = cfg.mcts
+    return {
+        "benchmark": "diversity",
+        "checkpoint": args.checkpoint,
+        "preset": args.preset,
+        "games": len(games),
+        **opening_counts(games),
+        "seconds": round(seconds, 1),
+        "root_policy": mcts.root_policy,
+        "simulations": mcts.simulations,
+        "temperature": mcts.temperature,
+        "temperature_plies": mcts.temperature_plies,
+        "gumbel_sample_plies": mcts.gumbel_sample_plies,
+        "random_opening_plies": cfg.selfplay.random_opening_plies,
+        "overrides": args.overrides,
+    }
