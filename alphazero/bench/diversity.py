@@ -10,9 +10,11 @@ many games share the most common one.
 
     python -m alphazero.bench diversity --checkpoint checkpoints/warmstart.pt mcts.simulations=128
     python -m alphazero.bench diversity --checkpoint checkpoints/warmstart.pt mcts.root_policy=puct
+    python -m alphazero.bench diversity --run RUN_DIR --shards 40    # a run's latest games instead
 
-One JSON line: games, distinct openings per length (`distinct_<k>`), the largest share of one
-opening per length (`most_common_<k>`), distinct whole games, seconds, and the search settings.
+One JSON line: games, distinct openings per length (`distinct_<k>`), the number of games that
+share the most common opening per length (`most_common_<k>`), distinct whole games, seconds, and
+the search settings (with --run: the run directory and the shards read).
 """
 
 from __future__ import annotations
@@ -49,8 +51,16 @@ def main(argv):
     parser.add_argument("--slots", type=int, default=64, help="games played at once (one batched search)")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--run", default=None, help="count the games of this run directory's latest shards instead of playing")
+    parser.add_argument("--shards", type=int, default=40, help="with --run: how many of the latest shards (default 40)")
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. mcts.simulations=128 mcts.gumbel_sample_plies=20")
     args = parser.parse_args(argv)
+    if args.run is not None:
+        if args.overrides:
+            parser.error("--run counts a run's games as they were played: config overrides do not apply")
+        if args.shards < 1:
+            parser.error(f"--shards must be >= 1, got {args.shards}")
+        return _run_openings(Path(args.run), args.shards, parser)
     if args.games < 1 or args.slots < 1:
         parser.error(f"--games and --slots must be >= 1, got {args.games} and {args.slots}")
     if not Path(args.checkpoint).is_file():
@@ -87,4 +97,35 @@ def main(argv):
         "gumbel_sample_plies": mcts.gumbel_sample_plies,
         "random_opening_plies": cfg.selfplay.random_opening_plies,
         "overrides": args.overrides,
+    }
+
+
+def _run_openings(run_dir: Path, shards: int, parser) -> dict:
+    """The opening counts of the games in a run's `shards` latest replay shards (shard names hold
+    their writer's clock, so the last names are the newest)."""
+    from alphazero.replay.buffer import list_shards
+    from alphazero.replay.shard import ShardError, read_shard
+
+    replay = run_dir / "replay"
+    names = list_shards(replay)[-shards:]
+    if not names:
+        parser.error(f"--run {run_dir}: no replay shards in {replay}")
+    start = time.perf_counter()
+    games = []
+    for name in names:
+        try:
+            data = read_shard(replay / name, verify_positions=False)
+        except ShardError as error:
+            parser.error(f"--run {run_dir}: {error}")
+        for g in range(data.num_games):
+            games.append(tuple(int(a) for a in data.actions[data.action_offsets[g]:data.action_offsets[g + 1]]))
+    return {
+        "benchmark": "diversity",
+        "run": str(run_dir),
+        "shards": len(names),
+        "first_shard": names[0],
+        "last_shard": names[-1],
+        "games": len(games),
+        **opening_counts(games),
+        "seconds": round(time.perf_counter() - start, 1),
     }

@@ -37,3 +37,32 @@ def test_a_missing_checkpoint_is_one_line(tmp_path, capsys):
         diversity.main(["--checkpoint", str(tmp_path / "none.pt")])
     assert exit_info.value.code == 2
     assert "none.pt: no such file" in capsys.readouterr().err
+
+
+def test_run_mode_counts_the_latest_shards_of_a_run(tmp_path, capsys):
+    import sys
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "replay"))
+    from replay_games import random_records
+
+    from alphazero.replay.shard import write_shard
+
+    replay = tmp_path / "run" / "replay"
+    replay.mkdir(parents=True)
+    old, new = random_records(3, seed=1), random_records(4, seed=2)
+    write_shard(replay / "shard-1000000000000000-w0.npz", old)
+    write_shard(replay / "shard-2000000000000000-w1.npz", new)
+    result = diversity.main(["--run", str(tmp_path / "run"), "--shards", "1"])
+    expected = diversity.opening_counts([tuple(int(a) for a in r.actions) for r in new])
+    assert result["games"] == 4 and result["shards"] == 1
+    assert {key: result[key] for key in expected} == expected
+    assert diversity.main(["--run", str(tmp_path / "run")])["games"] == 7
+    assert np.all([result[f"distinct_{k}"] <= 4 for k in diversity.OPENING_LENGTHS])
+    with pytest.raises(SystemExit):
+        diversity.main(["--run", str(tmp_path / "run"), "mcts.simulations=8"])
+    assert "overrides do not apply" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        diversity.main(["--run", str(tmp_path / "nothing")])
+    assert "no replay shards" in capsys.readouterr().err
