@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
-PRESETS = ("cpu", "gpu", "smoke")
+PRESETS = tuple(sorted(path.stem for path in (CONF_DIR / "experiment").glob("*.yaml")))
 
 
 def load_preset(preset: str, overrides=()):

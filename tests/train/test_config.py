@@ -19,11 +19,27 @@ def _compose(overrides):
         return compose(config_name="config", overrides=overrides)
 
 
-@pytest.mark.parametrize("experiment", ["cpu", "smoke", "gpu"])
+@pytest.mark.parametrize("experiment", ["cpu", "smoke", "gpu", "warmstart"])
 def test_every_experiment_preset_composes_into_typed_config(experiment):
     cfg = to_typed(_compose([f"experiment={experiment}"]))
     assert isinstance(cfg, Config)
     assert cfg.mcts.simulations >= 1
+
+
+HEADLINE_OVERRIDES = [  # checkpoints/README.md: the command that made checkpoints/selfplay.pt
+    "train.init_from=checkpoints/warmstart.pt", "mcts.root_policy=puct", "mcts.simulations=128",
+    "train.optimizer=adamw", "train.lr=0.0003", "train.lr_warmup_steps=200", "train.lr_total_steps=10000",
+    "train.lr_min_factor=0.1", "train.min_positions=6000", "arena.gating=true", "arena.every_steps=800",
+    "arena.pairs=20", "arena.simulations=100", "arena.threshold=0.55", "eval.every_steps=1600",
+    "eval.pairs=20", "eval.simulations=100",
+]
+
+
+def test_warmstart_preset_is_the_headline_command_on_the_cpu_preset():
+    preset = to_typed(_compose(["experiment=warmstart", "run.dir=/tmp/x"]))
+    headline = to_typed(_compose(["experiment=cpu", "run.dir=/tmp/x", *HEADLINE_OVERRIDES,
+                                  "eval.baselines=['mcts:checkpoint=checkpoints/warmstart.pt,simulations=100,endgame=14']"]))
+    assert preset == headline
 
 
 def test_default_preset_is_cpu_with_small_model():
