@@ -2,7 +2,7 @@
 
 A self-play run learns only from the games it plays; if nearly every game opens the same way, the
 replay buffer holds a few lines many times over and the network fits them (issue 16: from the warm
-start, the Gumbel root without `mcts.gumbel_sample_plies` played 25 distinct 10-ply openings in
+start, the Gumbel root without `mcts.gumbel_sample_plies` played 7 distinct 4-ply openings in
 1,280 games). This plays `--games` self-play games from a network with a preset's search settings
 (the self-play search itself, as a worker builds it: root noise, temperature, Gumbel draws) and
 reports, for each opening length k, how many distinct k-ply move sequences the games have and how

@@ -271,4 +271,3 @@ def gumbel_root_outputs(tree, active, gumbel, considered, local_visits, c_visit,
                 best_key = key
                 best_score = s
         chosen[b] = best
-

@@ -221,12 +221,11 @@ def choose_actions(tree, visits, ply, active, temperature, temperature_plies, so
         if not active[b]:
             actions[b] = NO_ACTION
             continue
-        most = 0
-        for action in range(NUM_ACTIONS):
-            most = max(most, visits[b, action])
-        if ply[b] < temperature_plies and temperature > 0.0 and most > 0:
-            actions[b] = _sample_by_visits(visits, b, most, 1.0 / temperature, rng_states)
-            continue
+        if ply[b] < temperature_plies and temperature > 0.0:
+            drawn = _draw_by_visits(visits, b, temperature, rng_states)
+            if drawn != NO_ACTION:
+                actions[b] = drawn
+                continue
         best = PASS
         best_rank = -1
         best_visits = -1
@@ -249,11 +248,21 @@ def sample_moves_by_visits(visits, ply, active, sample_plies, temperature, rng_s
     for b in range(visits.shape[0]):
         if not active[b] or ply[b] >= sample_plies:
             continue
-        most = 0
-        for action in range(NUM_ACTIONS):
-            most = max(most, visits[b, action])
-        if most > 0:
-            actions[b] = _sample_by_visits(visits, b, most, 1.0 / temperature, rng_states)
+        drawn = _draw_by_visits(visits, b, temperature, rng_states)
+        if drawn != NO_ACTION:
+            actions[b] = drawn
+
+
+@njit(cache=True)
+def _draw_by_visits(visits, b, temperature, rng_states):
+    """Game b's move drawn proportionally to visits ** (1 / temperature), or NO_ACTION (and no
+    draw from the stream) when no root child has a visit."""
+    most = 0
+    for action in range(NUM_ACTIONS):
+        most = max(most, visits[b, action])
+    if most == 0:
+        return NO_ACTION
+    return _sample_by_visits(visits, b, most, 1.0 / temperature, rng_states)
 
 
 @njit(cache=True)

@@ -11,7 +11,8 @@ A search call reads as the algorithm:
 With `MCTSConfig.root_policy = "gumbel"` steps 2 to 4 differ at the root only (alphazero.mcts.gumbel):
 Gumbel noise instead of Dirichlet (self-play only), the root's walks follow the sequential-halving
 schedule over the top-m actions, the move is the best surviving action (in self-play before
-`gumbel_sample_plies`, a draw by visit counts as the PUCT root's temperature plies make), and the policy is the improved policy softmax(logits + sigma(completedQ)) rather than the visit shares.
+`gumbel_sample_plies`, a draw by visit counts as the PUCT root's temperature plies make), and the
+policy is the improved policy softmax(logits + sigma(completedQ)) rather than the visit shares.
 
 Simulation budget (what "visits" means): a root's own evaluation is its first visit and is not a
 simulation (as in mctx); every simulation adds exactly one visit to one root child. So after a
