@@ -195,7 +195,13 @@ class PretrainRun:
         return bool((run.max_minutes and self._elapsed() >= run.max_minutes * 60) or (run.max_steps and self.state.step >= run.max_steps))
 
     def train_step(self, batch: batches.Batch) -> dict:
-        """One optimisation step; returns the batch's loss terms and accuracy sums as floats."""
+        """One optimisation step; returns the batch's loss terms, gradient norm and top-1 share as
+        0-d tensors on the training device, and the learning rate as a float.
+
+        Nothing here reads a value back to the host: on CUDA the step's kernels are queued and the
+        loop goes on to read, augment and encode the next batch while they run. The loop reads the
+        sums back once per `log_every_steps` (and before every save), where `_check_finite` stops a
+        run whose loss diverged."""
         pre = self.cfg.pretrain
         self.net.train()
         planes, legal = encode_positions_and_mask(batch.positions)
@@ -223,11 +229,21 @@ class PretrainRun:
         self.scheduler.step()
         with torch.no_grad():
             stats = batch_statistics(logits.detach(), values.detach(), legal, moves, targets)
-        out = {"policy": policy_loss.item(), "value": value_loss.item(), "total": total.item(), "grad_norm": float(grad_norm), "lr": lr}
-        out["top1"] = stats["top1"].item() / len(batch)
-        if not math.isfinite(out["total"]):
-            raise FloatingPointError(f"pretraining loss became {out['total']} at step {self.state.step} (policy {out['policy']}, value {out['value']}); lower pretrain.lr")
-        return out
+        return {
+            "policy": policy_loss.detach(), "value": value_loss.detach(), "total": total.detach(),
+            "grad_norm": grad_norm.detach(), "lr": lr, "top1": stats["top1"] / len(batch),
+        }
+
+    def _check_finite(self, sums: dict, first_step: int) -> dict:
+        """The running sums as floats (one read-back from the device); raises if the loss is no
+        longer finite, naming the steps, so that a diverged network is never saved as progress."""
+        values = {key: float(value) for key, value in sums.items()}
+        if "total" in values and not math.isfinite(values["total"]):
+            raise FloatingPointError(
+                f"pretraining loss became {values['total']} between steps {first_step} and {self.state.step} "
+                f"(policy {values['policy']}, value {values['value']}); lower pretrain.lr"
+            )
+        return values
 
     def _autocast(self):
         """bf16 autocast for the training forward pass with `pretrain.mixed_precision` on CUDA;
@@ -286,8 +302,7 @@ class PretrainRun:
         extra = {**self._metadata(), "rng": _rng_state(self.rng)}
         save_checkpoint(self.checkpoint_dir / "latest.pt", self.net, extra=extra, optimizer=self.optimizer, scheduler=self.scheduler)
 
-    def _log_running(self, sums: dict, count: int, samples_per_second: float) -> None:
-        means = {k: v / count for k, v in sums.items()}
+    def _log_running(self, means: dict, samples_per_second: float) -> None:
         step, w = self.state.step, self.writer
         for key in ("policy", "value", "total"):
             w.add_scalar(f"loss/{key}", means[key], step)
@@ -332,11 +347,16 @@ class PretrainRun:
         try:
             setup_logging(self.run_dir)
             self._setup()
+            diverged = False
             try:
                 with StopRequest() as stop:
                     self._loop(stop)
+            except FloatingPointError:
+                diverged = True  # latest.pt keeps the last network whose loss was finite
+                raise
             finally:
-                self.save_latest()
+                if not diverged:
+                    self.save_latest()
                 self.writer.close()
             log.info(
                 "stopped at epoch %d, step %d; best validation top1 %.4f at step %d (%s); %s",
@@ -357,7 +377,7 @@ class PretrainRun:
             if self._budget_spent():
                 self._validate_final()
                 return
-            sums, count, window_start = {}, 0, time.perf_counter()
+            sums, count, window_start, window_first_step = {}, 0, time.perf_counter(), self.state.step + 1
             epoch_sums, epoch_count = {}, 0
             bar = tqdm(
                 total=self.steps_per_epoch, initial=self.state.batch_in_epoch, desc=f"epoch {self.state.epoch + 1}/{pre.epochs}",
@@ -366,9 +386,11 @@ class PretrainRun:
             while self.state.batch_in_epoch < self.steps_per_epoch:
                 if stop.requested:
                     bar.close()
+                    self._check_finite(sums, window_first_step)
                     return
                 if self._budget_spent():
                     bar.close()
+                    self._check_finite(sums, window_first_step)
                     self._validate_final()
                     return
                 batch = batches.training_batch(
@@ -385,15 +407,18 @@ class PretrainRun:
                 epoch_count += 1
                 bar.update()
                 if self.state.step % pre.log_every_steps == 0:
-                    self._log_running(sums, count, count * pre.batch_size / (time.perf_counter() - window_start))
-                    bar.set_postfix(loss=f"{sums['total'] / count:.3f}", top1=f"{sums['top1'] / count:.3f}")
-                    sums, count, window_start = {}, 0, time.perf_counter()
+                    means = {key: value / count for key, value in self._check_finite(sums, window_first_step).items()}
+                    self._log_running(means, count * pre.batch_size / (time.perf_counter() - window_start))
+                    bar.set_postfix(loss=f"{means['total']:.3f}", top1=f"{means['top1']:.3f}")
+                    sums, count, window_start, window_first_step = {}, 0, time.perf_counter(), self.state.step + 1
                 if pre.eval_every_steps and self.state.step % pre.eval_every_steps == 0 and self.state.batch_in_epoch < self.steps_per_epoch:
                     self.validate()
                 if self.state.step % pre.checkpoint_every_steps == 0:
+                    self._check_finite(sums, window_first_step)
                     self.save_latest()
             bar.close()
-            self._end_epoch(epoch_sums, epoch_count)
+            self._check_finite(sums, window_first_step)
+            self._end_epoch({key: float(value) for key, value in epoch_sums.items()}, epoch_count)
 
 
 def check_directory(run_dir: Path, resume: bool) -> None:

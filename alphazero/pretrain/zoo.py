@@ -275,8 +275,9 @@ def summary_markdown(rows: list[dict], args) -> str:
             continue
         pct = lambda v: f"{100 * v:.2f}%" if isinstance(v, float) else ""
         short = "" if row.get("budget_reached") else " (cut short)"
+        parameters = cpu.get("parameters", gpu.get("parameters"))  # absent with --skip-bench or a failed timing
         lines.append(
-            f"| {row['split']} | {row['model']} | {cpu.get('parameters', gpu.get('parameters', '')):,} | {row.get('samples') or 0:,}{short} | "
+            f"| {row['split']} | {row['model']} | {'' if parameters is None else f'{parameters:,}'} | {row.get('samples') or 0:,}{short} | "
             f"{pct(acc.get('top1'))} | {pct(acc.get('top3'))} | {acc.get('policy_loss', '')} | {acc.get('value_mse', '')} | "
             f"{acc.get('positions', '')} | {gpu.get('evals_per_second_batch256', '')} | "
             f"{cpu.get('evals_per_second_batch1', '')} / {cpu.get('evals_per_second_batch256', '')} | {row.get('train_seconds', '')} |"

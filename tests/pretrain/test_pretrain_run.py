@@ -219,3 +219,27 @@ def test_mixed_precision_on_cuda_trains_close_to_float32_and_lowers_the_loss(wor
             torch.testing.assert_close(bf16[name], tensor, rtol=5e-2, atol=5e-3, msg=name)
             differs |= not torch.equal(bf16[name], tensor)
     assert differs, "bf16 autocast changed nothing: it is not in effect"
+
+
+def test_a_diverged_loss_stops_the_run_and_keeps_the_last_finite_checkpoint(workspace, monkeypatch):
+    """The train step no longer reads its loss back each step (the GPU runs ahead); the loop checks
+    the sums at each log and before each save. A loss that turns NaN at step 7 must stop the run
+    at the next check (step 8, logs every 4), naming the steps, and leave latest.pt at step 5's
+    finite weights instead of saving the diverged network."""
+    import alphazero.pretrain.loop as loop_module
+
+    calls = {"n": 0}
+    real = loop_module.masked_log_softmax
+
+    def poisoned(logits, legal):
+        calls["n"] += 1
+        out = real(logits, legal)
+        return out * float("nan") if calls["n"] >= 7 else out
+
+    monkeypatch.setattr(loop_module, "masked_log_softmax", poisoned)
+    run_dir = workspace / "diverged"
+    with pytest.raises(FloatingPointError, match="between steps 5 and 8"):
+        PretrainRun(tiny_config(workspace, run_dir), run_dir).run()
+    latest = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
+    assert latest.extra["state"]["step"] == 5
+    assert all(torch.isfinite(t).all() for t in latest.state_dict.values() if t.is_floating_point())

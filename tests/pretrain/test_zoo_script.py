@@ -32,3 +32,12 @@ def test_zoo_trains_every_model_on_both_splits_and_survives_a_failing_one(tmp_pa
             assert load_checkpoint(out / split / f"{model}.pt").model_config == model_preset(model)
             assert not list((out / "runs" / split / model / "checkpoints").glob("*.pt"))  # large files dropped
     assert "no_such_model | failed" in (out / "summary.md").read_text()
+
+
+def test_summary_of_runs_exported_without_benches_leaves_their_cells_empty():
+    """--skip-bench (train and export only) leaves rows without accuracy or timings: the table
+    must still be written, with those cells empty, instead of failing on the missing numbers."""
+    args = zoo.parse_args(["--out", "x", "--skip-bench"])
+    rows = [{"split": "year", "model": "seed_mlp", "samples": 2_000_000, "budget_reached": True, "train_seconds": 12}]
+    table = zoo.summary_markdown(rows, args)
+    assert "| year | seed_mlp |  | 2,000,000 |" in table
