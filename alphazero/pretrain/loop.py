@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-import random
 import sys
 import time
 from contextlib import nullcontext
@@ -44,7 +43,7 @@ from alphazero.nn.model import masked_log_softmax
 from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
 from alphazero.pretrain.config import PretrainRootConfig, to_yaml
-from alphazero.train.loop import StopRequest
+from alphazero.train.loop import StopRequest, restore_rng, rng_state, seed_everything
 from alphazero.train.run_dir import RunDirectoryError, RunLock, lock_holder, setup_logging
 from alphazero.train.trainer import build_optimizer, build_scheduler
 
@@ -66,22 +65,6 @@ class PretrainState:
     best_step: int = -1
     validation: dict = field(default_factory=dict)  # the latest validation report
     finished: bool = False  # all epochs done
-
-
-def _seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    torch.manual_seed(seed)
-
-
-def _rng_state(rng: np.random.Generator) -> dict:
-    return {"numpy_generator": rng.bit_generator.state, "torch": torch.get_rng_state(), "python": list(random.getstate()[1])}
-
-
-def _restore_rng(rng: np.random.Generator, state: dict) -> None:
-    rng.bit_generator.state = state["numpy_generator"]
-    torch.set_rng_state(state["torch"])
-    random.setstate((3, tuple(state["python"]), None))
 
 
 def _validation_rows(num_rows: int, wanted: int, seed: int) -> np.ndarray:
@@ -117,7 +100,7 @@ class PretrainRun:
         cfg, pre = self.cfg, self.cfg.pretrain
         self._prepare_directory()
         (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
-        _seed_everything(cfg.run.seed)
+        seed_everything(cfg.run.seed)
         torch.set_num_threads(pre.threads)
         self.device = resolve_device(pre.device)
 
@@ -181,7 +164,7 @@ class PretrainRun:
         known = {f.name for f in dataclasses.fields(PretrainState)}
         self.state = PretrainState(**{k: v for k, v in saved.items() if k in known})
         if "rng" in checkpoint.extra:
-            _restore_rng(self.rng, checkpoint.extra["rng"])
+            restore_rng(self.rng, checkpoint.extra["rng"])
         log.info("resumed %s at epoch %d, batch %d, step %d", self.run_dir, self.state.epoch + 1, self.state.batch_in_epoch, self.state.step)
 
     # ------------------------------------------------------------------------------------------
@@ -263,8 +246,8 @@ class PretrainRun:
                 self.writer.add_scalar(f"validation/{key}", value, self.state.step)
         self.state.validation = {**report.as_dict(), "step": self.state.step, "epoch": self.state.epoch + self.state.batch_in_epoch / self.steps_per_epoch}
         log.info(
-            "validation at step %d (epoch %.2f): top1 %.4f top3 %.4f | policy loss %.4f | value mse %.4f sign acc %.4f | %d positions in %.0fs",
-            self.state.step, self.state.validation["epoch"], report.top1, report.top3, report.policy_loss, report.value_mse,
+            "validation at step %d (epoch %.2f): top1 %.4f (up to symmetry %.4f) top3 %.4f | policy loss %.4f | value mse %.4f sign acc %.4f | %d positions in %.0fs",
+            self.state.step, self.state.validation["epoch"], report.top1, report.top1_symmetric, report.top3, report.policy_loss, report.value_mse,
             report.value_sign_accuracy, report.positions, time.perf_counter() - start,
         )
         if report.top1 > self.state.best_top1:
@@ -299,7 +282,7 @@ class PretrainRun:
         save_checkpoint(path, self.net, extra=self._metadata())
 
     def save_latest(self) -> None:
-        extra = {**self._metadata(), "rng": _rng_state(self.rng)}
+        extra = {**self._metadata(), "rng": rng_state(self.rng)}
         save_checkpoint(self.checkpoint_dir / "latest.pt", self.net, extra=extra, optimizer=self.optimizer, scheduler=self.scheduler)
 
     def _log_running(self, means: dict, samples_per_second: float) -> None:

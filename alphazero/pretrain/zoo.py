@@ -265,20 +265,20 @@ def summary_markdown(rows: list[dict], args) -> str:
     lines = [
         f"Warm-start zoo: {args.samples:,} samples per model, batch {args.batch_size}, AdamW, warm-up + cosine to 2%, seed {args.seed}.",
         "",
-        "| split | model | parameters | samples | top-1 | top-3 | policy NLL | value MSE | test positions | evals/s GPU b256 | evals/s CPU b1 / b256 (1 thread) | train s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| split | model | parameters | samples | top-1 | top-1 up to symmetry | top-3 | policy NLL | value MSE | test positions | evals/s GPU b256 | evals/s CPU b1 / b256 (1 thread) | train s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         acc, gpu, cpu = row.get("accuracy", {}), row.get("network_gpu", {}), row.get("network_cpu", {})
         if "error" in row:
-            lines.append(f"| {row['split']} | {row['model']} | failed: {row['error'][:80]} | | | | | | | | | |")
+            lines.append(f"| {row['split']} | {row['model']} | failed: {row['error'][:80]} | | | | | | | | | | |")
             continue
         pct = lambda v: f"{100 * v:.2f}%" if isinstance(v, float) else ""
         short = "" if row.get("budget_reached") else " (cut short)"
         parameters = cpu.get("parameters", gpu.get("parameters"))  # absent with --skip-bench or a failed timing
         lines.append(
             f"| {row['split']} | {row['model']} | {'' if parameters is None else f'{parameters:,}'} | {row.get('samples') or 0:,}{short} | "
-            f"{pct(acc.get('top1'))} | {pct(acc.get('top3'))} | {acc.get('policy_loss', '')} | {acc.get('value_mse', '')} | "
+            f"{pct(acc.get('top1'))} | {pct(acc.get('top1_symmetric'))} | {pct(acc.get('top3'))} | {acc.get('policy_loss', '')} | {acc.get('value_mse', '')} | "
             f"{acc.get('positions', '')} | {gpu.get('evals_per_second_batch256', '')} | "
             f"{cpu.get('evals_per_second_batch1', '')} / {cpu.get('evals_per_second_batch256', '')} | {row.get('train_seconds', '')} |"
         )

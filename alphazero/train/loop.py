@@ -88,13 +88,15 @@ class StopRequest:
             signal.signal(sig, handler)
 
 
-def _seed_everything(seed: int) -> None:
+def seed_everything(seed: int) -> None:
+    """Seed Python's, numpy's legacy and torch's global generators (self-play training and pretraining)."""
     random.seed(seed)
     np.random.seed(seed % 2**32)
     torch.manual_seed(seed)
 
 
-def _rng_state(rng: np.random.Generator) -> dict:
+def rng_state(rng: np.random.Generator) -> dict:
+    """The generators a run's latest checkpoint carries, so that a resume continues the same draws."""
     return {
         "numpy_generator": rng.bit_generator.state,
         "torch": torch.get_rng_state(),
@@ -102,9 +104,9 @@ def _rng_state(rng: np.random.Generator) -> dict:
     }
 
 
-def _restore_rng(rng: np.random.Generator, state: dict) -> None:
+def restore_rng(rng: np.random.Generator, state: dict) -> None:
     rng.bit_generator.state = state["numpy_generator"]
-    torch.set_rng_state(state["torch"])
+    torch.set_rng_state(state["torch"].cpu())  # a checkpoint loaded with map_location=cuda holds it on the GPU
     random.setstate((3, tuple(state["python"]), None))
 
 
@@ -134,7 +136,7 @@ class TrainingRun:
         cfg = self.cfg
         make_layout(self.run_dir)
         (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
-        _seed_everything(cfg.run.seed)
+        seed_everything(cfg.run.seed)
         torch.set_num_threads(cfg.train.threads)
         self.device = resolve_device(cfg.train.device) if self.group is None else self.group.device(cfg.train.device)
         if cfg.run.resume:
@@ -148,11 +150,11 @@ class TrainingRun:
             self.trainer.optimizer.load_state_dict(latest.optimizer_state)
             self.trainer.scheduler.load_state_dict(latest.scheduler_state)
             saved = dict(latest.extra)
-            rng_state = saved.pop("rng", None)
+            saved_rng = saved.pop("rng", None)
             known = {f.name for f in dataclasses.fields(RunState)}
             self.state = RunState(**{k: v for k, v in saved.items() if k in known})
-            if rng_state:
-                _restore_rng(self.rng, rng_state)
+            if saved_rng:
+                restore_rng(self.rng, saved_rng)
             log.info("resumed %s at iteration %d, step %d, best network #%d", self.run_dir, self.state.iteration, self.state.step, self.state.best_id)
         else:
             self.net = build_network(cfg.model)
@@ -384,7 +386,7 @@ class TrainingRun:
         self.state.seconds = self._elapsed()
         self.state.worker_restarts = self._worker_restarts()
         payload = dataclasses.asdict(self.state)
-        payload["rng"] = _rng_state(self.rng)
+        payload["rng"] = rng_state(self.rng)
         checkpoints.save_latest(self.run_dir, self.net, self.trainer, payload, numbered=numbered)
         self.saved_step = self.state.step
 

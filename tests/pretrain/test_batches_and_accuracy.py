@@ -10,7 +10,9 @@ from alphazero.nn.checkpoint import build_network, save_checkpoint
 from alphazero.nn.config import model_preset
 from alphazero.othello.bitboard import legal_action_mask_batch
 from alphazero.pretrain import batches
-from alphazero.pretrain.accuracy import batch_statistics, evaluate_accuracy
+from alphazero.othello.bitboard import START_BLACK, START_WHITE
+from alphazero.othello.symmetry import transform_action, transform_bitboard
+from alphazero.pretrain.accuracy import batch_statistics, evaluate_accuracy, symmetric_hits
 
 from .helpers import FIXTURES, VALIDATION_YEAR, write_two_years
 
@@ -89,7 +91,7 @@ def test_evaluate_accuracy_is_one_for_a_network_that_knows_the_answers(dataset):
 
     report = evaluate_accuracy(Oracle(), split.positions, moves, split.values, batch_size=128)
     assert report.positions == FIXTURE_DECISIONS
-    assert report.top1 == report.top3 == 1.0 and report.value_mse == 0.0 and report.value_sign_accuracy == 1.0
+    assert report.top1 == report.top3 == report.top1_symmetric == 1.0 and report.value_mse == 0.0 and report.value_sign_accuracy == 1.0
     assert report.policy_loss < 1e-6
 
 
@@ -105,3 +107,30 @@ def test_accuracy_bench_reports_every_non_pass_decision_of_the_years(tmp_path):
     assert 1.0 < result["policy_loss"] < 3.0
     outcome = accuracy_bench.main(["--checkpoint", str(path), "--data", str(FIXTURES), "--years", "1977", "--value-target", "outcome"])
     assert outcome["value_target"] == "outcome" and outcome["top1"] == result["top1"]
+
+
+def test_symmetric_hits_count_the_start_positions_four_first_moves_as_one():
+    """f5 (37), e6 (44), d3 (19), c4 (26) are the same first move: the start position is fixed by
+    the symmetries that map them onto each other. A move that is not legal there never counts."""
+    start = np.array([[START_BLACK, START_WHITE]] * 5, dtype=np.uint64)
+    predicted = np.array([37, 44, 19, 26, 0])
+    assert symmetric_hits(start, predicted, np.full(5, 37)).tolist() == [True, True, True, True, False]
+
+
+def test_symmetric_hits_match_a_slow_reference_on_game_positions(dataset):
+    """Every fixture position against every legal prediction: a hit exactly when the prediction is
+    the expert move or its image under a symmetry fixing the board (checked square by square)."""
+    split = dataset.train
+    positions = np.asarray(split.positions)
+    moves = np.asarray(split.moves, dtype=np.int64)
+    legal = legal_action_mask_batch(positions)
+    rows, predicted = np.nonzero(legal[:, :64])
+    hits = symmetric_hits(positions[rows], predicted, moves[rows])
+    fixing = {}
+    for row in np.unique(rows):
+        black, white = (int(x) for x in positions[row])
+        fixing[row] = [k for k in range(8) if int(transform_bitboard(np.uint64(black), k)) == black and int(transform_bitboard(np.uint64(white), k)) == white]
+    expected = [any(transform_action(int(moves[r]), k) == p for k in fixing[r]) for r, p in zip(rows, predicted)]
+    assert hits.tolist() == expected
+    assert sum(len(f) > 1 for f in fixing.values()) > 0, "the fixture has no symmetric position: the test would prove nothing"
+    assert hits.sum() > (predicted == moves[rows]).sum()

@@ -243,3 +243,17 @@ def test_a_diverged_loss_stops_the_run_and_keeps_the_last_finite_checkpoint(work
     latest = load_checkpoint(run_dir / "checkpoints" / "latest.pt")
     assert latest.extra["state"]["step"] == 5
     assert all(torch.isfinite(t).all() for t in latest.state_dict.values() if t.is_floating_point())
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: the checkpoint is loaded onto the GPU only there")
+def test_resume_on_cuda_restores_the_generators(workspace):
+    """latest.pt is loaded with map_location=cuda on a GPU run, which moved the saved torch RNG
+    state onto the GPU; torch.set_rng_state then refused it and no CUDA run could resume (seen
+    on the H200, 2026-11-26)."""
+    run_dir = workspace / "resume-cuda"
+    cfg = tiny_config(workspace, run_dir, epochs=1, device="cuda")
+    cfg.run.max_steps = 5
+    PretrainRun(cfg, run_dir).run()
+    cfg = tiny_config(workspace, run_dir, epochs=1, device="cuda")
+    cfg.run.resume = True
+    assert PretrainRun(cfg, run_dir).run().finished

@@ -40,4 +40,4 @@ def test_summary_of_runs_exported_without_benches_leaves_their_cells_empty():
     args = zoo.parse_args(["--out", "x", "--skip-bench"])
     rows = [{"split": "year", "model": "seed_mlp", "samples": 2_000_000, "budget_reached": True, "train_seconds": 12}]
     table = zoo.summary_markdown(rows, args)
-    assert "| year | seed_mlp |  | 2,000,000 |" in table
+    assert "| year | seed_mlp |  | 2,000,000 |" in table and table.splitlines()[2].count("|") == table.splitlines()[4].count("|")
