@@ -8,10 +8,9 @@ from alphazero.bench import accuracy as accuracy_bench
 from alphazero.data.dataset import DatasetOptions, ensure_dataset
 from alphazero.nn.checkpoint import build_network, save_checkpoint
 from alphazero.nn.config import model_preset
-from alphazero.othello.bitboard import legal_action_mask_batch
-from alphazero.pretrain import batches
-from alphazero.othello.bitboard import START_BLACK, START_WHITE
+from alphazero.othello.bitboard import START_BLACK, START_WHITE, legal_action_mask_batch
 from alphazero.othello.symmetry import transform_action, transform_bitboard
+from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import batch_statistics, evaluate_accuracy, symmetric_hits
 
 from .helpers import FIXTURES, VALIDATION_YEAR, write_two_years
