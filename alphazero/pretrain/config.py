@@ -53,10 +53,28 @@ class PretrainConfig:
                         optimizer and LR schedule start fresh. This continues an earlier network
                         (e.g. checkpoints/warmstart.pt) with a new, longer schedule; a resume of
                         the same run uses run.resume=true instead.
+    teacher:            a checkpoint of a stronger network to distil from ("" = none): each batch
+                        also goes through the teacher (eval mode, no gradient), and the policy
+                        target becomes (1 - distill_weight) * the expert move + distill_weight *
+                        the teacher's policy at distill_temperature; the value target mixes the
+                        game's outcome and the teacher's value with the same weights. This is how
+                        the GPU preset's network (checkpoints/warmstart-medium.pt) teaches the
+                        CPU preset's one what a one-hot expert move cannot: how good the other
+                        moves are. Any board-only architecture can teach any other; a teacher
+                        that reads move history is refused. The logged policy and value losses
+                        stay those against the expert and the outcome (comparable with runs
+                        without a teacher); `loss/distill` is the cross-entropy to the teacher.
+    distill_weight:     the teacher's share of the targets, in [0, 1] (1 = the teacher only).
+    distill_temperature: softens the teacher's and the student's policies alike before they are
+                        compared (Hinton et al. 2015); the term is scaled by its square so its
+                        gradient keeps its size.
     """
 
     wthor_dir: str = ""
     init_from: str = ""
+    teacher: str = ""
+    distill_weight: float = 0.5
+    distill_temperature: float = 1.0
     dataset_dir: str = ""
     years: list[int] | None = None  # None = every year present
     validation_years: list[int] = field(default_factory=lambda: [2018])
@@ -103,6 +121,8 @@ class PretrainConfig:
         require(0 <= self.lr_min_factor <= 1, "pretrain.lr_min_factor", self.lr_min_factor, "in [0, 1]")
         require(self.grad_clip >= 0, "pretrain.grad_clip", self.grad_clip, ">= 0")
         require(self.value_loss_weight >= 0, "pretrain.value_loss_weight", self.value_loss_weight, ">= 0")
+        require(0 <= self.distill_weight <= 1, "pretrain.distill_weight", self.distill_weight, "in [0, 1]")
+        require(self.distill_temperature > 0, "pretrain.distill_temperature", self.distill_temperature, "> 0")
         require(self.threads >= 1, "pretrain.threads", self.threads, ">= 1")
         require(self.log_every_steps >= 1, "pretrain.log_every_steps", self.log_every_steps, ">= 1")
         require(self.eval_every_steps >= 0, "pretrain.eval_every_steps", self.eval_every_steps, ">= 0")

@@ -39,7 +39,7 @@ from alphazero.data.dataset import ensure_dataset
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_weights, save_checkpoint
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import resolve_device
-from alphazero.nn.model import masked_log_softmax
+from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_entropy
 from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
 from alphazero.pretrain.config import PretrainRootConfig, to_yaml
@@ -126,6 +126,7 @@ class PretrainRun:
         self.optimizer = build_optimizer(self.net, settings)
         self.scheduler = build_scheduler(self.optimizer, settings)
 
+        self.teacher = self._load_teacher(Path(pre.teacher)) if pre.teacher else None
         if cfg.run.resume:
             self._restore(load_checkpoint(self.checkpoint_dir / "latest.pt", map_location=self.device))
         elif pre.init_from:
@@ -152,6 +153,19 @@ class PretrainRun:
             )
         load_weights(self.net, checkpoint.state_dict, source=str(path))
         log.info("network initialised from %s", path)
+
+    def _load_teacher(self, path: Path) -> torch.nn.Module:
+        """The network to distil from (`pretrain.teacher`), frozen in eval mode on the training device."""
+        checkpoint = check_teacher(path)
+        teacher = build_network(checkpoint.model_config).to(self.device)
+        load_weights(teacher, checkpoint.state_dict, source=str(path))
+        teacher.eval().requires_grad_(False)
+        model = checkpoint.model_config
+        log.info(
+            "distilling from %s (%s %dx%d), weight %.2f, temperature %.2f",
+            path, model.arch, model.blocks, model.channels, self.cfg.pretrain.distill_weight, self.cfg.pretrain.distill_temperature,
+        )
+        return teacher
 
     def _restore(self, checkpoint) -> None:
         path = self.checkpoint_dir / "latest.pt"
@@ -200,7 +214,16 @@ class PretrainRun:
         logits = logits.float()
         policy_loss = -masked_log_softmax(logits, legal).gather(1, moves.unsqueeze(1)).mean()
         value_loss = torch.nn.functional.mse_loss(values.float(), targets)
-        total = policy_loss + pre.value_loss_weight * value_loss
+        terms = {}
+        if self.teacher is None:
+            total = policy_loss + pre.value_loss_weight * value_loss
+        else:
+            distill, teacher_value_loss = self._distillation_losses(planes, legal, logits, values)
+            weight = pre.distill_weight
+            total = (1 - weight) * policy_loss + weight * distill + pre.value_loss_weight * (
+                (1 - weight) * value_loss + weight * teacher_value_loss
+            )
+            terms = {"distill": distill.detach(), "teacher_value": teacher_value_loss.detach()}
         self.optimizer.zero_grad(set_to_none=True)
         total.backward()
         if pre.grad_clip > 0:
@@ -214,8 +237,18 @@ class PretrainRun:
             stats = batch_statistics(logits.detach(), values.detach(), legal, moves, targets)
         return {
             "policy": policy_loss.detach(), "value": value_loss.detach(), "total": total.detach(),
-            "grad_norm": grad_norm.detach(), "lr": lr, "top1": stats["top1"] / len(batch),
+            "grad_norm": grad_norm.detach(), "lr": lr, "top1": stats["top1"] / len(batch), **terms,
         }
+
+    def _distillation_losses(self, planes, legal, logits, values) -> tuple[torch.Tensor, torch.Tensor]:
+        """(cross-entropy from the teacher's policy to the student's, both softened by the
+        temperature and scaled by its square; mean squared distance to the teacher's value)."""
+        temperature = self.cfg.pretrain.distill_temperature
+        with torch.no_grad(), self._autocast():
+            teacher_logits, teacher_values = self.teacher(planes)
+        soft_targets = masked_softmax(teacher_logits.float() / temperature, legal)
+        distill = policy_cross_entropy(logits / temperature, soft_targets, legal) * temperature**2
+        return distill, torch.nn.functional.mse_loss(values.float(), teacher_values.float())
 
     def _check_finite(self, sums: dict, first_step: int) -> dict:
         """The running sums as floats (one read-back from the device); raises if the loss is no
@@ -287,17 +320,19 @@ class PretrainRun:
 
     def _log_running(self, means: dict, samples_per_second: float) -> None:
         step, w = self.state.step, self.writer
-        for key in ("policy", "value", "total"):
-            w.add_scalar(f"loss/{key}", means[key], step)
+        for key in ("policy", "value", "total", "distill", "teacher_value"):
+            if key in means:
+                w.add_scalar(f"loss/{key}", means[key], step)
         w.add_scalar("train/lr", means["lr"], step)
         w.add_scalar("train/grad_norm", means["grad_norm"], step)
         w.add_scalar("train/top1", means["top1"], step)
         w.add_scalar("train/epoch", self.state.epoch + self.state.batch_in_epoch / self.steps_per_epoch, step)
         w.add_scalar("speed/samples_per_second", samples_per_second, step)
+        teacher = f" teacher pi {means['distill']:.4f} v {means['teacher_value']:.4f}" if "distill" in means else ""
         log.info(
-            "epoch %d step %d (%d/%d) | loss %.4f (pi %.4f v %.4f) | train top1 %.3f | lr %.2e | %.0f samples/s | %s",
+            "epoch %d step %d (%d/%d) | loss %.4f (pi %.4f v %.4f%s) | train top1 %.3f | lr %.2e | %.0f samples/s | %s",
             self.state.epoch + 1, step, self.state.batch_in_epoch, self.steps_per_epoch, means["total"], means["policy"],
-            means["value"], means["top1"], means["lr"], samples_per_second, _duration(self._elapsed()),
+            means["value"], teacher, means["top1"], means["lr"], samples_per_second, _duration(self._elapsed()),
         )
 
     def _end_epoch(self, epoch_sums: dict, epoch_count: int) -> None:
@@ -325,6 +360,8 @@ class PretrainRun:
         # A refused start changes nothing on disk: judge the directory before the lock file or the
         # log file is created.
         check_directory(self.run_dir, self.cfg.run.resume)
+        if self.cfg.pretrain.teacher:
+            check_teacher(Path(self.cfg.pretrain.teacher))
         lock = RunLock(self.run_dir)
         lock.acquire()
         try:
@@ -415,6 +452,18 @@ def check_directory(run_dir: Path, resume: bool) -> None:
     owner = lock_holder(Path(run_dir))
     if owner is not None:
         raise RunDirectoryError(f"run directory {run_dir} is in use by another process ({owner}); stop it or choose another run.dir")
+
+
+def check_teacher(path: Path):
+    """The checkpoint behind `pretrain.teacher`, refused (a damaged or missing file by
+    `load_checkpoint`, a history-reading network here) before the run touches its directory."""
+    checkpoint = load_checkpoint(path)
+    if checkpoint.model_config.history:
+        raise ValueError(
+            f"pretrain.teacher={path} is a {checkpoint.model_config.arch} network that reads the last "
+            f"{checkpoint.model_config.history} moves; distil from a network that reads the board only"
+        )
+    return checkpoint
 
 
 def _duration(seconds: float) -> str:
