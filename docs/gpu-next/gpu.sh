@@ -1,0 +1,76 @@
+#!/bin/bash
+# Issue 18's remaining work on a lent GPU machine, one command of about 9 minutes:
+#  1. distil checkpoints/warmstart-medium.pt into the small preset's network on the GPU
+#     (pretrain.teacher; ~36M samples at batch 4,096), starting from checkpoints/warmstart-small.pt;
+#  2. meanwhile, the GRhino level-5 ladder cells still missing, 4 shards per cell on 12 of the
+#     machine's 16 cores, appending to a copy of docs/ladder-warmstart3-games.jsonl.
+# Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device/wthor.
+# Comes back under $OUT: the distilled network (weights only), its log, the new game lines, a tar of logs.
+# Back here: append $OUT/new-games.jsonl to docs/ladder-warmstart3-games.jsonl, then rerun each
+# cell's ladder command without --shard and with --results to write its table (all games come from the log).
+# DRY=1 runs it on CPU with tiny budgets (to check the script, not to measure).
+set -u
+START=$(date +%s)
+say() { echo "[gpu.sh +$(( $(date +%s) - START ))s] $*"; }
+if [ "${DRY:-0}" != 1 ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 3
+  export PYTHONPATH=/tmp/site:$PWD
+  KD="pretrain.device=cuda pretrain.batch_size=4096 pretrain.lr=0.002 pretrain.lr_warmup_steps=200 pretrain.lr_total_steps=8800 run.max_steps=8800 run.max_minutes=7.3 pretrain.epochs=6 pretrain.eval_every_steps=2200 pretrain.threads=2"
+  HARD=500; SHARDS=4
+  command -v gtp-rhino > /dev/null || [ -x /usr/games/gtp-rhino ] || (apt-get install -y grhino > /dev/null 2>&1 || true)
+else
+  export PYTHONPATH=$PWD
+  KD="pretrain.device=cpu pretrain.batch_size=256 pretrain.lr=0.001 pretrain.lr_warmup_steps=2 pretrain.lr_total_steps=12 run.max_steps=12 run.max_minutes=1 pretrain.epochs=1 pretrain.eval_every_steps=6 pretrain.validation_positions=2000"
+  HARD=90; SHARDS=1
+fi
+export PYTHONUNBUFFERED=1
+W=$PWD/.device/wthor
+R=${RUNS:-/tmp/r18kd}
+rm -rf "$R" && mkdir -p "$R" "$OUT"
+git log -1 --format='%H %s' > "$R/commit.txt" 2>/dev/null
+(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc; ls -l /usr/games/gtp-rhino) > "$R/machine.txt" 2>&1
+cp docs/ladder-warmstart3-games.jsonl "$R/games.jsonl"
+BEFORE=$(wc -l < "$R/games.jsonl")
+
+say "launch: distillation"
+echo "python3 -m alphazero.pretrain run.dir=RUN model=small pretrain.init_from=checkpoints/warmstart-small.pt pretrain.teacher=checkpoints/warmstart-medium.pt pretrain.distill_weight=0.7 pretrain.wthor_dir=W pretrain.lr_min_factor=0.02 $KD" > "$R/kd.command"
+timeout -s TERM $HARD python3 -m alphazero.pretrain run.dir="$R/kd" model=small pretrain.init_from=checkpoints/warmstart-small.pt \
+  pretrain.teacher=checkpoints/warmstart-medium.pt pretrain.distill_weight=0.7 pretrain.wthor_dir="$W" pretrain.lr_min_factor=0.02 \
+  pretrain.checkpoint_every_steps=1000 pretrain.progress=false pretrain.log_every_steps=100 $KD > "$R/kd.out" 2>&1 &
+KD_PID=$!
+
+if [ -x /usr/games/gtp-rhino ]; then
+  say "launch: GRhino level-5 shards"
+  for cell in "warmstart-small.pt 100 small3-100" "warmstart-medium.pt 400 medium3-400" "warmstart-small.pt 400 small3-400"; do
+    set -- $cell
+    for k in $(seq 0 $((SHARDS - 1))); do
+      timeout -s TERM $((HARD + 20)) python3 -m alphazero.arena ladder --gauntlet 1 --pairs 20 --seed 0 --concurrency 1 --shard $k/$SHARDS \
+        --games-log "$R/games.jsonl" mcts:checkpoint=checkpoints/$1,simulations=$2,threads=1,endgame=0,name=$3 \
+        'gtp:"/usr/games/gtp-rhino -l 5 -r 0 -b 0",processes=1,timeout=1800,name=grhino-5' > "$R/g5-$3-$k.log" 2>&1 &
+    done
+  done
+else
+  say "no /usr/games/gtp-rhino: the level-5 cells are skipped"
+fi
+wait $KD_PID; say "distillation exited $?"; grep "validation at" "$R/kd/log.txt" | tail -5
+wait; say "ladder shards ended"
+
+python3 - "$R" > "$R/export.log" 2>&1 <<'PY'
+import sys
+from pathlib import Path
+from alphazero.nn.checkpoint import load_checkpoint, load_network, save_checkpoint
+root = Path(sys.argv[1])
+latest = root / "kd/checkpoints/latest.pt"
+if latest.exists():
+    checkpoint = load_checkpoint(latest)
+    extra = {k: v for k, v in checkpoint.extra.items() if k != "rng"}
+    save_checkpoint(root / "warmstart-small-kd.pt", load_network(latest), extra=extra)
+    print("exported", extra["state"]["step"], extra["state"]["samples_trained"], extra["state"]["validation"])
+PY
+cat "$R/export.log"
+tail -n +$((BEFORE + 1)) "$R/games.jsonl" > "$OUT/new-games.jsonl"
+say "$(wc -l < "$OUT/new-games.jsonl") new level-5 games"
+[ -f "$R/warmstart-small-kd.pt" ] && cp "$R/warmstart-small-kd.pt" "$OUT/"
+cp "$R/kd/log.txt" "$OUT/kd-log.txt" 2>/dev/null
+tar czf "$OUT/logs.tgz" -C "$R" --exclude='*.pt' --exclude=games.jsonl --exclude=tb . 2>/dev/null
+say done
