@@ -25,6 +25,13 @@ def write_two_years(directory: Path) -> Path:
     return directory
 
 
+def workspace_with_two_years(tmp_path_factory, name: str) -> Path:
+    """A fresh temporary directory holding the two-year WTHOR directory under wthor/."""
+    tmp = tmp_path_factory.mktemp(name)
+    write_two_years(tmp / "wthor")
+    return tmp
+
+
 def tiny_config(tmp: Path, run_dir: Path, **pretrain) -> PretrainRootConfig:
     settings = dict(
         wthor_dir=str(tmp / "wthor"),

@@ -14,16 +14,14 @@ from alphazero.nn.model import masked_log_softmax, masked_softmax
 from alphazero.pretrain.loop import PretrainRun
 from alphazero.validation import ConfigValueError
 
-from .helpers import tiny_config, write_two_years
+from .helpers import tiny_config, workspace_with_two_years
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("distill")
-    write_two_years(tmp / "wthor")
-    return tmp
+    return workspace_with_two_years(tmp_path_factory, "distill")
 
 
 @pytest.fixture(scope="module")

@@ -17,14 +17,12 @@ from alphazero.pretrain.loop import PretrainRun
 from alphazero.train.loop import TrainingRun
 from alphazero.train.run_dir import RunDirectoryError
 
-from .helpers import tiny_config, write_two_years
+from .helpers import tiny_config, workspace_with_two_years
 
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("pretrain")
-    write_two_years(tmp / "wthor")
-    return tmp
+    return workspace_with_two_years(tmp_path_factory, "pretrain")
 
 
 @pytest.fixture(scope="module")
