@@ -4,7 +4,8 @@
 #     (pretrain.teacher; ~36M samples at batch 4,096), starting from checkpoints/warmstart-small.pt;
 #  2. meanwhile, the GRhino level-5 ladder cells still missing, 4 shards per cell on 12 of the
 #     machine's 16 cores, appending to a copy of docs/ladder-warmstart3-games.jsonl.
-# Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device/wthor.
+# Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor/, debs/).
+# The call: run(command="bash docs/gpu-next/gpu.sh", carry=[".whl", ".device"], timeout_s=600).
 # Comes back under $OUT: the distilled network (weights only), its log, the new game lines, a tar of logs.
 # Back here: append $OUT/new-games.jsonl to docs/ladder-warmstart3-games.jsonl, then rerun each
 # cell's ladder command without --shard and with --results to write its table (all games come from the log).
@@ -17,7 +18,9 @@ if [ "${DRY:-0}" != 1 ]; then
   export PYTHONPATH=/tmp/site:$PWD
   KD="pretrain.device=cuda pretrain.batch_size=4096 pretrain.lr=0.002 pretrain.lr_warmup_steps=200 pretrain.lr_total_steps=8800 run.max_steps=8800 run.max_minutes=7.3 pretrain.epochs=6 pretrain.eval_every_steps=2200 pretrain.threads=2"
   HARD=500; SHARDS=4
-  command -v gtp-rhino > /dev/null || [ -x /usr/games/gtp-rhino ] || (apt-get install -y grhino > /dev/null 2>&1 || true)
+  # The device machine reaches no network: GRhino comes as Debian's two packages, carried in
+  # .device/debs (here: cd .device/debs && apt-get download grhino grhino-data), unpacked into /.
+  [ -x /usr/games/gtp-rhino ] || for f in .device/debs/*.deb; do dpkg -x "$f" /; done
 else
   export PYTHONPATH=$PWD
   KD="pretrain.device=cpu pretrain.batch_size=256 pretrain.lr=0.001 pretrain.lr_warmup_steps=2 pretrain.lr_total_steps=12 run.max_steps=12 run.max_minutes=1 pretrain.epochs=1 pretrain.eval_every_steps=6 pretrain.validation_positions=2000"
