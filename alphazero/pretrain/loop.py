@@ -9,7 +9,8 @@ Run directory layout (shared with the self-play run's conventions):
     <run>/log.txt                  the plain-text log
     <run>/tb/                      TensorBoard: loss/, train/, speed/, validation/, epoch/
     <run>/checkpoints/latest.pt    network + optimizer + scheduler + counters + RNG: the resume point
-    <run>/checkpoints/best.pt      the network with the best validation top-1 so far (weights only)
+    <run>/checkpoints/best.pt      the network with the best validation `pretrain.best_metric` so far
+                                   (top-1 up to symmetry by default; weights only)
     <run>/checkpoints/epoch-NNN.pt the network at the end of each epoch (weights only)
 
 Every checkpoint is an `alphazero.nn.checkpoint` file, so `train.init_from=...`, the arena
@@ -42,7 +43,7 @@ from alphazero.nn.inference import resolve_device
 from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_entropy
 from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
-from alphazero.pretrain.config import PretrainRootConfig, to_yaml
+from alphazero.pretrain.config import BEST_METRICS, PretrainRootConfig, to_yaml
 from alphazero.train.loop import StopRequest, restore_rng, rng_state, seed_everything
 from alphazero.train.run_dir import RunDirectoryError, RunLock, lock_holder, setup_logging
 from alphazero.train.trainer import build_optimizer, build_scheduler
@@ -61,7 +62,8 @@ class PretrainState:
     step: int = 0
     samples_trained: int = 0
     seconds: float = 0.0  # wall time over all sessions
-    best_top1: float = -1.0
+    best_metric: str = ""  # the validation measure best.pt was chosen by ("" = no best.pt yet)
+    best_score: float = float("nan")  # best.pt's value of it
     best_step: int = -1
     validation: dict = field(default_factory=dict)  # the latest validation report
     finished: bool = False  # all epochs done
@@ -176,10 +178,40 @@ class PretrainRun:
         self.scheduler.load_state_dict(checkpoint.scheduler_state)
         saved = dict(checkpoint.extra.get("state", {}))
         known = {f.name for f in dataclasses.fields(PretrainState)}
+        if "best_top1" in saved and "best_metric" not in saved and saved.get("best_step", -1) >= 0:
+            saved.update(best_metric="top1", best_score=saved["best_top1"])  # written before best_metric existed
         self.state = PretrainState(**{k: v for k, v in saved.items() if k in known})
         if "rng" in checkpoint.extra:
             restore_rng(self.rng, checkpoint.extra["rng"])
         log.info("resumed %s at epoch %d, batch %d, step %d", self.run_dir, self.state.epoch + 1, self.state.batch_in_epoch, self.state.step)
+        self._rescore_best()
+
+    def _rescore_best(self) -> None:
+        """Make the resumed best.pt comparable with what validation measures now: a best.pt chosen
+        by another `pretrain.best_metric` (or by plain top-1, before that setting existed) is
+        scored again on the validation positions, so a worse network never replaces it just
+        because the yardstick changed."""
+        metric, path = self.cfg.pretrain.best_metric, self.checkpoint_dir / "best.pt"
+        if self.state.best_step < 0 or self.state.best_metric == metric:
+            return
+        if not path.is_file():
+            log.warning("%s is missing; the next validation writes a new one", path)
+            self.state.best_metric, self.state.best_score, self.state.best_step = "", float("nan"), -1
+            return
+        previous = self.state.best_metric
+        best = build_network(self.cfg.model).to(self.device)
+        load_weights(best, load_checkpoint(path, map_location=self.device).state_dict, source=str(path))
+        v = self.validation_batch
+        report = evaluate_accuracy(best, v.positions, v.moves, v.values, batch_size=self.cfg.pretrain.eval_batch_size, device=self.device, history=v.history)
+        self.state.best_metric, self.state.best_score = metric, getattr(report, metric)
+        log.info("best.pt (step %d) was chosen by %s; by %s it scores %.4f", self.state.best_step, previous, metric, self.state.best_score)
+
+    def _improves_best(self, report: AccuracyReport) -> bool:
+        metric = self.cfg.pretrain.best_metric
+        score = getattr(report, metric)
+        if self.state.best_step < 0 or self.state.best_metric != metric or not math.isfinite(self.state.best_score):
+            return True
+        return score > self.state.best_score if BEST_METRICS[metric] else score < self.state.best_score
 
     # ------------------------------------------------------------------------------------------
     # The stages
@@ -283,8 +315,9 @@ class PretrainRun:
             self.state.step, self.state.validation["epoch"], report.top1, report.top1_symmetric, report.top3, report.policy_loss, report.value_mse,
             report.value_sign_accuracy, report.positions, time.perf_counter() - start,
         )
-        if report.top1 > self.state.best_top1:
-            self.state.best_top1, self.state.best_step = report.top1, self.state.step
+        if self._improves_best(report):
+            metric = self.cfg.pretrain.best_metric
+            self.state.best_metric, self.state.best_score, self.state.best_step = metric, getattr(report, metric), self.state.step
             self._save_weights(self.checkpoint_dir / "best.pt")
         self.writer.flush()
         return report
@@ -379,8 +412,8 @@ class PretrainRun:
                     self.save_latest()
                 self.writer.close()
             log.info(
-                "stopped at epoch %d, step %d; best validation top1 %.4f at step %d (%s); %s",
-                self.state.epoch + (0 if self.state.finished else 1), self.state.step, self.state.best_top1, self.state.best_step,
+                "stopped at epoch %d, step %d; best validation %s %.4f at step %d (%s); %s",
+                self.state.epoch + (0 if self.state.finished else 1), self.state.step, self.state.best_metric, self.state.best_score, self.state.best_step,
                 self.checkpoint_dir / "best.pt",
                 "all epochs done" if self.state.finished else f"resume with run.dir={self.run_dir} run.resume=true",
             )

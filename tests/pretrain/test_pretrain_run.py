@@ -54,7 +54,7 @@ def test_training_loss_and_validation_loss_fall(finished_run):
 def test_finished_run_records_its_counters_and_files(finished_run):
     run_dir, state = finished_run
     assert state.finished and state.epoch == 4 and state.step == 4 * 12
-    assert 0 <= state.best_top1 <= 1 and state.best_step > 0
+    assert state.best_metric == "top1_symmetric" and 0 <= state.best_score <= 1 and state.best_step > 0
     for name in ("latest.pt", "best.pt", "epoch-001.pt", "epoch-004.pt"):
         assert (run_dir / "checkpoints" / name).is_file(), name
     assert (run_dir / "config.yaml").read_text().count("value_target: outcome") == 1
