@@ -37,7 +37,7 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from alphazero.data.dataset import ensure_dataset
-from alphazero.nn.checkpoint import build_network, load_checkpoint, load_weights, save_checkpoint
+from alphazero.nn.checkpoint import CheckpointError, build_network, load_checkpoint, load_weights, save_checkpoint
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_entropy
@@ -101,7 +101,6 @@ class PretrainRun:
     def _setup(self) -> None:
         cfg, pre = self.cfg, self.cfg.pretrain
         self._prepare_directory()
-        (self.run_dir / "config.yaml").write_text(to_yaml(cfg))
         seed_everything(cfg.run.seed)
         torch.set_num_threads(pre.threads)
         self.device = resolve_device(pre.device)
@@ -134,6 +133,7 @@ class PretrainRun:
         elif pre.init_from:
             self._initialise_from(Path(pre.init_from))
         self.seconds_at_start = self.state.seconds
+        (self.run_dir / "config.yaml").write_text(to_yaml(cfg))  # only once the resume or start has succeeded
         self.order = batches.epoch_order(len(self.train_split), cfg.run.seed, self.state.epoch)
         self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.state.step if cfg.run.resume else None)
         log.info(
@@ -200,7 +200,13 @@ class PretrainRun:
             return
         previous = self.state.best_metric
         best = build_network(self.cfg.model).to(self.device)
-        load_weights(best, load_checkpoint(path, map_location=self.device).state_dict, source=str(path))
+        try:
+            load_weights(best, load_checkpoint(path, map_location=self.device).state_dict, source=str(path))
+        except CheckpointError as error:
+            raise CheckpointError(
+                f"{error}; best.pt must be scored by pretrain.best_metric={metric} before the run goes on: "
+                f"restore it, or delete it to let the next validation write a new one"
+            ) from None
         v = self.validation_batch
         report = evaluate_accuracy(best, v.positions, v.moves, v.values, batch_size=self.cfg.pretrain.eval_batch_size, device=self.device, history=v.history)
         self.state.best_metric, self.state.best_score = metric, getattr(report, metric)

@@ -8,7 +8,7 @@ import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from alphazero.nn.checkpoint import load_checkpoint, load_network
+from alphazero.nn.checkpoint import CheckpointError, load_checkpoint, load_network
 from alphazero.pretrain.accuracy import evaluate_accuracy
 from alphazero.pretrain.config import PretrainConfig
 from alphazero.pretrain.loop import PretrainRun
@@ -94,3 +94,22 @@ def test_a_missing_best_pt_is_rewritten_by_the_next_validation(workspace):
 def test_an_unknown_metric_names_the_key_and_the_choices():
     with pytest.raises(ConfigValueError, match="pretrain.best_metric must be one of top1_symmetric, top1, top3, policy_loss; got 'nll'"):
         PretrainConfig(best_metric="nll")
+
+
+def test_a_damaged_best_pt_stops_the_resume_in_one_line_and_changes_nothing(workspace):
+    run_dir = workspace / "damaged-best"
+    cfg = tiny_config(workspace, run_dir, epochs=2, best_metric="top1")
+    cfg.run.max_steps = 12
+    PretrainRun(cfg, run_dir).run()
+    best = run_dir / "checkpoints" / "best.pt"
+    best.write_bytes(best.read_bytes()[:200])
+    latest_before = (run_dir / "checkpoints" / "latest.pt").read_bytes()
+    config_before = (run_dir / "config.yaml").read_text()
+    cfg = tiny_config(workspace, run_dir, epochs=2)
+    cfg.run.resume = True
+    with pytest.raises(CheckpointError, match=r"best\.pt.*delete it to let the next validation write a new one") as error:
+        PretrainRun(cfg, run_dir).run()
+    assert str(best) in str(error.value) and "\n" not in str(error.value)
+    assert (run_dir / "checkpoints" / "latest.pt").read_bytes() == latest_before
+    assert (run_dir / "config.yaml").read_text() == config_before  # still the first session's best_metric=top1
+    assert best.stat().st_size == 200
