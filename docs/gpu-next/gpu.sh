@@ -1,14 +1,13 @@
 #!/bin/bash
-# Issue 18's remaining work on a lent GPU machine, one command of about 9 minutes:
-#  1. distil checkpoints/warmstart-medium.pt into the small preset's network on the GPU
-#     (pretrain.teacher; ~36M samples at batch 4,096), starting from checkpoints/warmstart-small.pt;
-#  2. meanwhile, the GRhino level-5 ladder cells still missing, 4 shards per cell on 12 of the
-#     machine's 16 cores, appending to a copy of docs/ladder-warmstart3-games.jsonl.
-# Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor/, debs/).
+# Issue 18's remaining work on a lent GPU machine, one command of about 9 minutes: distil
+# checkpoints/warmstart-medium.pt into the small preset's network on the GPU (pretrain.teacher;
+# ~36M samples at batch 4,096), starting from checkpoints/warmstart-small.pt. (The GRhino level-5
+# ladder cells it also played in its first version were finished on the CPU on 2026-11-26.)
+# Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor/).
 # The call: run(command="bash docs/gpu-next/gpu.sh", carry=[".whl", ".device"], timeout_s=600).
-# Comes back under $OUT: the distilled network (weights only), its log, the new game lines, a tar of logs.
-# Back here: append $OUT/new-games.jsonl to docs/ladder-warmstart3-games.jsonl, then rerun each
-# cell's ladder command without --shard and with --results to write its table (all games come from the log).
+# Comes back under $OUT: the distilled network (weights only), its log, a tar of logs.
+# Back here: score it with `python -m alphazero.bench accuracy --checkpoint ... --years 2018` and
+# ladder it against warmstart-small.pt before shipping anything.
 # DRY=1 runs it on CPU with tiny budgets (to check the script, not to measure).
 set -u
 START=$(date +%s)
@@ -17,23 +16,18 @@ if [ "${DRY:-0}" != 1 ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 3
   export PYTHONPATH=/tmp/site:$PWD
   KD="pretrain.device=cuda pretrain.batch_size=4096 pretrain.lr=0.002 pretrain.lr_warmup_steps=200 pretrain.lr_total_steps=8800 run.max_steps=8800 run.max_minutes=7.3 pretrain.epochs=6 pretrain.eval_every_steps=2200 pretrain.threads=2"
-  HARD=500; SHARDS=4
-  # The device machine reaches no network: GRhino comes as Debian's two packages, carried in
-  # .device/debs (here: cd .device/debs && apt-get download grhino grhino-data), unpacked into /.
-  [ -x /usr/games/gtp-rhino ] || for f in .device/debs/*.deb; do dpkg -x "$f" /; done
+  HARD=500
 else
   export PYTHONPATH=$PWD
   KD="pretrain.device=cpu pretrain.batch_size=256 pretrain.lr=0.001 pretrain.lr_warmup_steps=2 pretrain.lr_total_steps=12 run.max_steps=12 run.max_minutes=1 pretrain.epochs=1 pretrain.eval_every_steps=6 pretrain.validation_positions=2000"
-  HARD=90; SHARDS=1
+  HARD=90
 fi
 export PYTHONUNBUFFERED=1
 W=$PWD/.device/wthor
 R=${RUNS:-/tmp/r18kd}
 rm -rf "$R" && mkdir -p "$R" "$OUT"
 git log -1 --format='%H %s' > "$R/commit.txt" 2>/dev/null
-(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc; ls -l /usr/games/gtp-rhino) > "$R/machine.txt" 2>&1
-cp docs/ladder-warmstart3-games.jsonl "$R/games.jsonl"
-BEFORE=$(wc -l < "$R/games.jsonl")
+(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc) > "$R/machine.txt" 2>&1
 
 say "launch: distillation"
 echo "python3 -m alphazero.pretrain run.dir=RUN model=small pretrain.init_from=checkpoints/warmstart-small.pt pretrain.teacher=checkpoints/warmstart-medium.pt pretrain.distill_weight=0.7 pretrain.wthor_dir=W pretrain.lr_min_factor=0.02 $KD" > "$R/kd.command"
@@ -41,22 +35,7 @@ timeout -s TERM $HARD python3 -m alphazero.pretrain run.dir="$R/kd" model=small 
   pretrain.teacher=checkpoints/warmstart-medium.pt pretrain.distill_weight=0.7 pretrain.wthor_dir="$W" pretrain.lr_min_factor=0.02 \
   pretrain.checkpoint_every_steps=1000 pretrain.progress=false pretrain.log_every_steps=100 $KD > "$R/kd.out" 2>&1 &
 KD_PID=$!
-
-if [ -x /usr/games/gtp-rhino ]; then
-  say "launch: GRhino level-5 shards"
-  for cell in "warmstart-small.pt 100 small3-100" "warmstart-medium.pt 400 medium3-400" "warmstart-small.pt 400 small3-400"; do
-    set -- $cell
-    for k in $(seq 0 $((SHARDS - 1))); do
-      timeout -s TERM $((HARD + 20)) python3 -m alphazero.arena ladder --gauntlet 1 --pairs 20 --seed 0 --concurrency 1 --shard $k/$SHARDS \
-        --games-log "$R/games.jsonl" mcts:checkpoint=checkpoints/$1,simulations=$2,threads=1,endgame=0,name=$3 \
-        'gtp:"/usr/games/gtp-rhino -l 5 -r 0 -b 0",processes=1,timeout=1800,name=grhino-5' > "$R/g5-$3-$k.log" 2>&1 &
-    done
-  done
-else
-  say "no /usr/games/gtp-rhino: the level-5 cells are skipped"
-fi
 wait $KD_PID; say "distillation exited $?"; grep "validation at" "$R/kd/log.txt" | tail -5
-wait; say "ladder shards ended"
 
 python3 - "$R" > "$R/export.log" 2>&1 <<'PY'
 import sys
@@ -71,9 +50,7 @@ if latest.exists():
     print("exported", extra["state"]["step"], extra["state"]["samples_trained"], extra["state"]["validation"])
 PY
 cat "$R/export.log"
-tail -n +$((BEFORE + 1)) "$R/games.jsonl" > "$OUT/new-games.jsonl"
-say "$(wc -l < "$OUT/new-games.jsonl") new level-5 games"
 [ -f "$R/warmstart-small-kd.pt" ] && cp "$R/warmstart-small-kd.pt" "$OUT/"
 cp "$R/kd/log.txt" "$OUT/kd-log.txt" 2>/dev/null
-tar czf "$OUT/logs.tgz" -C "$R" --exclude='*.pt' --exclude=games.jsonl --exclude=tb . 2>/dev/null
+tar czf "$OUT/logs.tgz" -C "$R" --exclude='*.pt' --exclude=tb . 2>/dev/null
 say done
