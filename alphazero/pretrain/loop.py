@@ -190,13 +190,16 @@ class PretrainRun:
         """Make the resumed best.pt comparable with what validation measures now: a best.pt chosen
         by another `pretrain.best_metric` (or by plain top-1, before that setting existed) is
         scored again on the validation positions, so a worse network never replaces it just
-        because the yardstick changed."""
+        because the yardstick changed. A best.pt that has gone missing is forgotten, so that the
+        next validation writes one, whatever it scores."""
         metric, path = self.cfg.pretrain.best_metric, self.checkpoint_dir / "best.pt"
-        if self.state.best_step < 0 or self.state.best_metric == metric:
+        if self.state.best_step < 0:
             return
         if not path.is_file():
             log.warning("%s is missing; the next validation writes a new one", path)
             self.state.best_metric, self.state.best_score, self.state.best_step = "", float("nan"), -1
+            return
+        if self.state.best_metric == metric:
             return
         previous = self.state.best_metric
         best = build_network(self.cfg.model).to(self.device)
@@ -212,12 +215,12 @@ class PretrainRun:
         self.state.best_metric, self.state.best_score = metric, getattr(report, metric)
         log.info("best.pt (step %d) was chosen by %s; by %s it scores %.4f", self.state.best_step, previous, metric, self.state.best_score)
 
-    def _improves_best(self, report: AccuracyReport) -> bool:
-        metric = self.cfg.pretrain.best_metric
-        score = getattr(report, metric)
-        if self.state.best_step < 0 or self.state.best_metric != metric or not math.isfinite(self.state.best_score):
+    def _improves_best(self, score: float) -> bool:
+        """Whether `score` (of pretrain.best_metric) beats best.pt's; `_rescore_best` has made the
+        two comparable."""
+        if self.state.best_step < 0 or not math.isfinite(self.state.best_score):
             return True
-        return score > self.state.best_score if BEST_METRICS[metric] else score < self.state.best_score
+        return score > self.state.best_score if BEST_METRICS[self.cfg.pretrain.best_metric] else score < self.state.best_score
 
     # ------------------------------------------------------------------------------------------
     # The stages
@@ -321,9 +324,10 @@ class PretrainRun:
             self.state.step, self.state.validation["epoch"], report.top1, report.top1_symmetric, report.top3, report.policy_loss, report.value_mse,
             report.value_sign_accuracy, report.positions, time.perf_counter() - start,
         )
-        if self._improves_best(report):
-            metric = self.cfg.pretrain.best_metric
-            self.state.best_metric, self.state.best_score, self.state.best_step = metric, getattr(report, metric), self.state.step
+        metric = self.cfg.pretrain.best_metric
+        score = getattr(report, metric)
+        if self._improves_best(score):
+            self.state.best_metric, self.state.best_score, self.state.best_step = metric, score, self.state.step
             self._save_weights(self.checkpoint_dir / "best.pt")
         self.writer.flush()
         return report

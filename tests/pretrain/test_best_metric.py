@@ -78,16 +78,17 @@ def test_a_resume_rescores_a_best_pt_chosen_by_plain_top1(workspace):
     assert math.isfinite(resumed.best_score)
 
 
-def test_a_missing_best_pt_is_rewritten_by_the_next_validation(workspace):
-    run_dir = workspace / "lost-best"
+@pytest.mark.parametrize("resumed_metric", ["policy_loss", "top1"])
+def test_a_missing_best_pt_is_rewritten_by_the_next_validation(workspace, resumed_metric):
+    run_dir = workspace / f"lost-best-{resumed_metric}"
     cfg = tiny_config(workspace, run_dir, epochs=2, best_metric="top1")
     cfg.run.max_steps = 12
     PretrainRun(cfg, run_dir).run()
     (run_dir / "checkpoints" / "best.pt").unlink()
-    cfg = tiny_config(workspace, run_dir, epochs=2, best_metric="policy_loss")
+    cfg = tiny_config(workspace, run_dir, epochs=2, best_metric=resumed_metric)
     cfg.run.resume = True
     state = PretrainRun(cfg, run_dir).run()
-    assert state.best_metric == "policy_loss" and state.best_step == 24
+    assert state.best_metric == resumed_metric and state.best_step == 24
     assert (run_dir / "checkpoints" / "best.pt").is_file()
 
 
