@@ -18,6 +18,15 @@ compilation, CUDA context), then measures for `--seconds`. One JSON line:
   pipeline_efficiency                            pipeline / network-only evaluations per second
   gpu_utilization                                mean of nvidia-smi samples in the window (null
                                                  without nvidia-smi)
+  worker_waiting                                 share of the workers' time spent in network calls
+                                                 (with a server: waiting for its answers)
+  server_time                                    with a server: its time split into idle (no
+                                                 request pending), window (collecting more
+                                                 requests), io (copies in and out of the shared
+                                                 slots) and compute (the device's work)
+  Reading the last two: workers waiting little = their search is the limit (more workers or
+  cores); workers waiting much while the server is idle or in its window = latency between the
+  processes; server mostly in compute = the device is the limit (the pipeline is doing its job).
   device, preset, backend, workers, concurrent_games, simulations, inference_server, seconds
 
 With `--backend ray` the same workers are Ray actors (`selfplay.backend=ray`; `--ray-address`:
@@ -168,6 +177,8 @@ def main(argv):
         "network_only_evals_per_second": round(network_rate),
         "pipeline_efficiency": round(pipeline_rate / network_rate, 3) if network_rate else None,
         "gpu_utilization": None if gpu_utilization is None else round(gpu_utilization, 1),
+        "worker_waiting": round(figures["evaluator_seconds"] / (selfplay_cfg.workers * seconds), 3),
+        "server_time": figures["server_time"],
         "process_restarts": restarts,
         "command": " ".join(["python -m alphazero.bench selfplay", *sys.argv[2:]]) if len(sys.argv) > 1 else None,
     }

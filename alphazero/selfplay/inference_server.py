@@ -30,8 +30,14 @@ replacement, attached to the same file, answers every pending one. (A multiproce
 contrast, keeps its reader lock held forever when a process dies waiting in `get`.)
 
 The server re-reads `checkpoints/best.json` at most every `POINTER_CHECK_SECONDS` and swaps
-networks when a new best is promoted. Its counters (calls, positions, busy seconds) sit in the
-same file for the pool's throughput figures.
+networks when a new best is promoted. Its counters sit in the same file for the pool's throughput
+figures (`server_stats`): calls and positions, and where its time goes, so that a pipeline that
+keeps the GPU idle says why:
+
+    idle     no request pending (the workers are all searching: the workers are the limit)
+    window   the first request is in, waiting up to server_wait_ms for the others
+    io       copying requests in and answers out of the shared slots
+    compute  transfer to the device, planes, network, masked softmax, transfer back (the device)
 """
 
 from __future__ import annotations
@@ -53,9 +59,10 @@ POINTER_CHECK_SECONDS = 0.5
 # Header words per worker.
 REQUEST_SEQ, RESPONSE_SEQ, SIZE = 0, 1, 2
 HEADER_WORDS = 8
-# Server words (after the worker headers).
+# Server words (after the worker headers). BUSY = IO + COMPUTE, kept for readers of the old words.
 STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_BUSY_NS, SERVER_PID = 0, 1, 2, 3, 4
-SERVER_WORDS = 8
+SERVER_IDLE_NS, SERVER_WINDOW_NS, SERVER_IO_NS, SERVER_COMPUTE_NS = 5, 6, 7, 8
+SERVER_WORDS = 16
 _ALIGN = 64
 PREFIX = "alphazero-channels-"
 
@@ -116,6 +123,26 @@ class SharedChannels:
             os.unlink(self.path)
         except FileNotFoundError:
             pass
+
+
+# server_stats' keys, each with its word and scale (1 for counts, 1e-9 for nanoseconds to seconds).
+STATS = {
+    "calls": (SERVER_CALLS, 1),
+    "positions": (SERVER_POSITIONS, 1),
+    "busy_seconds": (SERVER_BUSY_NS, 1e-9),
+    "idle_seconds": (SERVER_IDLE_NS, 1e-9),
+    "window_seconds": (SERVER_WINDOW_NS, 1e-9),
+    "io_seconds": (SERVER_IO_NS, 1e-9),
+    "compute_seconds": (SERVER_COMPUTE_NS, 1e-9),
+}
+
+
+def server_stats(channels: SharedChannels) -> dict:
+    """The server's counters: calls, positions, and seconds busy (io + compute), idle, in the
+    collection window, in io and in compute (see the module docstring). Cumulative since the
+    channels were created; a replacement server keeps adding to them."""
+    server = channels.server
+    return {key: int(server[word]) if scale == 1 else float(server[word]) * scale for key, (word, scale) in STATS.items()}
 
 
 def _remove_orphaned_files() -> None:
@@ -208,21 +235,27 @@ class _Gatherer:
 
     def wait(self, stop) -> np.ndarray:
         """Workers with a pending request: block for the first, then up to wait_s for the rest
-        (or until every worker waits, or max_batch positions are there)."""
+        (or until every worker waits, or max_batch positions are there). Adds the time before the
+        first request to the IDLE counter and the rest to WINDOW."""
         header, server = self.channels.header, self.channels.server
         pause = 20e-6
+        start = time.perf_counter_ns()
         while True:
             ready = self.pending()
             if len(ready):
                 break
             if server[STOP] or stop():
+                server[SERVER_IDLE_NS] += time.perf_counter_ns() - start
                 return ready
             time.sleep(pause)
             pause = min(pause * 1.5, 1e-3)
+        first = time.perf_counter_ns()
+        server[SERVER_IDLE_NS] += first - start
         deadline = time.perf_counter() + self.wait_s
         while len(ready) < self.channels.workers and header[ready, SIZE].sum() < self.max_batch and time.perf_counter() < deadline:
             time.sleep(20e-6)
             ready = self.pending()
+        server[SERVER_WINDOW_NS] += time.perf_counter_ns() - first
         return ready
 
     def gather(self, ready: np.ndarray) -> list[tuple[int, int, int, int]]:
@@ -267,16 +300,21 @@ def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: floa
             total = sum(n for *_, n in parts)
             if not total:
                 continue
+            gathered = time.perf_counter_ns()
             packed = gatherer.staging[:total].to(device, non_blocking=True)
             priors, values = evaluator.evaluate_packed(packed)
             out = torch.cat([priors, values.unsqueeze(1)], dim=1)
             gatherer.results[:total].copy_(out, non_blocking=True)
             if device.type == "cuda":
                 torch.cuda.current_stream(device).synchronize()
+            computed = time.perf_counter_ns()
             gatherer.answer(parts)
+            end = time.perf_counter_ns()
             server[SERVER_CALLS] += 1
             server[SERVER_POSITIONS] += total
-            server[SERVER_BUSY_NS] += time.perf_counter_ns() - start
+            server[SERVER_COMPUTE_NS] += computed - gathered
+            server[SERVER_IO_NS] += (gathered - start) + (end - computed)
+            server[SERVER_BUSY_NS] += end - start
 
 
 def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, channels: SharedChannels, stop_event, threads: int = 1):
@@ -356,8 +394,7 @@ class InferenceServer:
         return ServerHandle(self.channels)
 
     def stats(self) -> dict:
-        server = self.channels.server
-        return {"calls": int(server[SERVER_CALLS]), "positions": int(server[SERVER_POSITIONS]), "busy_seconds": server[SERVER_BUSY_NS] / 1e9}
+        return server_stats(self.channels)
 
     def ensure_alive(self) -> bool:
         """Restart the server if it died; True when it did."""

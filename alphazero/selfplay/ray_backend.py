@@ -54,6 +54,7 @@ from alphazero.mcts.config import MCTSConfig
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
+from alphazero.selfplay.inference_server import STATS, server_stats
 
 log = logging.getLogger(__name__)
 
@@ -237,13 +238,11 @@ class SelfPlayActor:
             finished.extend(runner.step(on_step=count))
             if len(finished) >= max_games or time.perf_counter() - start >= seconds:
                 break
-        evaluations, calls = runner.search.evaluator.take()
         return {
+            **runner.search.evaluator.take(),  # evaluations, calls, evaluator_seconds
             "games": pack_games(finished),
             "moves": moves,
             "simulations": runner.simulations_run - simulations_before,
-            "evaluations": evaluations,
-            "calls": calls,
             "seconds": time.perf_counter() - start,
             "network_id": self.network_id,
             "node": self.node,
@@ -300,10 +299,7 @@ class NodeInferenceServer:
         self.closed.wait()
 
     def stats(self) -> dict:
-        from alphazero.selfplay.inference_server import SERVER_BUSY_NS, SERVER_CALLS, SERVER_POSITIONS
-
-        server = self.channels.server
-        return {"calls": int(server[SERVER_CALLS]), "positions": int(server[SERVER_POSITIONS]), "busy_seconds": server[SERVER_BUSY_NS] / 1e9}
+        return server_stats(self.channels)
 
     def close(self) -> None:
         from alphazero.selfplay.inference_server import STOP
@@ -511,7 +507,7 @@ class RayWorkerPool:
             servers = [server["actor"] for server in self._servers.values() if server["state"] == UP]
         if self._server_class is None or not servers:
             return None
-        total = {"calls": 0, "positions": 0, "busy_seconds": 0.0}
+        total = dict.fromkeys(STATS, 0)
         for ref in [server.stats.remote() for server in servers]:
             try:
                 stats = self.ray.get(ref, timeout=10)
@@ -819,7 +815,7 @@ class RayWorkerPool:
         self.nodes[call.actor] = node = self._node_label(result["node"], result["node_id"])
         records = unpack_games(result["games"])
         progress = {"moves": result["moves"], "simulations": result["simulations"], "evaluations": result["evaluations"],
-                    "calls": result["calls"], "node": node}
+                    "calls": result["calls"], "evaluator_seconds": result["evaluator_seconds"], "node": node}
         self._messages.put(("progress", owner, call.task_id, progress))
         stats = self._buffer_stats[owner]
         stats["simulations"] += result["simulations"]

@@ -2,7 +2,9 @@
 `python -m alphazero.bench selfplay` share.
 
 - `PipelineCounters`: network calls and positions of the pipeline (from the workers' progress
-  messages, or the inference server's counters), hence the mean batch and the evaluations/s.
+  messages, or the inference server's counters), hence the mean batch and the evaluations/s; and
+  where the time goes: the workers' share of time spent waiting for the network, and the
+  inference server's split between idle, collection window, io and compute.
 - `network_evals_per_second`: the same network alone (one NetworkEvaluator, encoding and masked
   softmax included, as the pipeline's evaluator does them) at a given batch; the pipeline's
   evaluations/s over it is its efficiency: 1.0 means the network is the only cost.
@@ -30,6 +32,7 @@ class PipelineCounters:
     def reset(self) -> None:
         self.evaluations = 0
         self.calls = 0
+        self.evaluator_seconds = 0.0
         self.start = time.perf_counter()
         stats = self.pool.server_stats() if self.pool is not None else None
         self._server_start = stats
@@ -37,22 +40,43 @@ class PipelineCounters:
     def add_progress(self, payload: dict) -> None:
         self.evaluations += payload.get("evaluations", 0)
         self.calls += payload.get("calls", 0)
+        self.evaluator_seconds += payload.get("evaluator_seconds", 0.0)
 
     def figures(self, seconds: float | None = None) -> dict:
         """mean_batch and evaluations_per_second since reset, per `seconds` of self-play (default:
         the time since reset); the server's batches when one serves the workers (those are what
-        the network sees)."""
+        the network sees). With a server also `server_time`: the server's seconds since reset
+        split into idle, window, io and compute (fractions of their sum; see inference_server)."""
         seconds = max(time.perf_counter() - self.start if seconds is None else seconds, 1e-9)
         evaluations, calls = self.evaluations, self.calls
         stats = self.pool.server_stats() if self.pool is not None else None
+        server_time = None
         if stats is not None and self._server_start is not None:
             evaluations = stats["positions"] - self._server_start["positions"]
             calls = stats["calls"] - self._server_start["calls"]
+            server_time = server_time_shares(self._server_start, stats)
         return {
             "mean_batch": evaluations / calls if calls else 0.0,
             "evaluations_per_second": evaluations / seconds,
             "calls": calls,
+            "evaluator_seconds": self.evaluator_seconds,
+            "server_time": server_time,
         }
+
+
+SERVER_PHASES = ("idle", "window", "io", "compute")
+
+
+def server_time_shares(before: dict, after: dict) -> dict | None:
+    """The inference server's time between two `server_stats` readings, as fractions of the
+    time it accounted for: idle (no request), window (collecting more), io (shared-memory copies)
+    and compute (the device's work, transfers included). None when no time was accounted (a
+    server of an older layout, or none at all between the readings)."""
+    spent = {phase: after.get(f"{phase}_seconds", 0.0) - before.get(f"{phase}_seconds", 0.0) for phase in SERVER_PHASES}
+    total = sum(spent.values())
+    if total <= 0:
+        return None
+    return {phase: round(value / total, 3) for phase, value in spent.items()}
 
 
 def network_evals_per_second(net, device, batch: int, seconds: float = 1.0, threads: int | None = None, seed: int = 0) -> float:

@@ -10,15 +10,17 @@ the games go on).
 
 Messages (worker -> pool, each worker on its own pipe):
     ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id",
-                                   "mean_length", "evaluations", "calls"})
+                                   "mean_length", "evaluations", "calls", "evaluator_seconds"})
     ("done", worker_id, task_id, {})
     ("error", worker_id, task_id, {"message"})
     ("disk_full", worker_id, task_id, {"path", "message"})   a shard write hit ENOSPC; the run stops
-    ("progress", worker_id, task_id, {"moves", "simulations", "evaluations", "calls"})   since the
-                                     last report, at most every PROGRESS_SECONDS: moves are what a
-                                     progress bar shows while a shard of games is still being played
-    (evaluations and calls: positions sent to the network and network calls since the last
-    progress or shard message, for the mean batch)
+    ("progress", worker_id, task_id, {"moves", "simulations", "evaluations", "calls",
+                                      "evaluator_seconds"})   since the last report, at most every
+                                     PROGRESS_SECONDS: moves are what a progress bar shows while a
+                                     shard of games is still being played
+    (evaluations, calls and evaluator_seconds: positions sent to the network, network calls and
+    the seconds spent in them since the last progress or shard message, for the mean batch and
+    the workers' share of time waiting for the network)
 A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll` (or its watchdog thread),
 restarted with new channels, and the rest of its task handed to the new process: shards it
 already wrote are complete, games in flight are lost.
@@ -62,29 +64,38 @@ class _ProgressReporter:
             simulations = self.runner.simulations_run - self.simulations_reported
             payload = {"moves": self.moves, "simulations": simulations}
             counter = getattr(getattr(self.runner, "search", None), "evaluator", None)
-            if isinstance(counter, CountingEvaluator):  # network calls and their positions, for the mean batch
-                payload["evaluations"], payload["calls"] = counter.take()
+            if isinstance(counter, CountingEvaluator):  # network calls, positions and waits: mean batch, wait share
+                payload.update(counter.take())
             self.result_queue.put(("progress", self.worker_id, self.task_id, payload))
             self.moves, self.simulations_reported, self.last = 0, self.runner.simulations_run, now
 
 
 class CountingEvaluator:
-    """An evaluator that counts its calls and positions (`take()` returns and resets them); the
-    evaluator behind it may be swapped (`inner`) when a new network is promoted."""
+    """An evaluator that counts its calls, positions and the seconds spent in them (`take()`
+    returns and resets them); the evaluator behind it may be swapped (`inner`) when a new network
+    is promoted. With an inference server the seconds are the worker's waits for answers: their
+    share of the worker's time says whether the workers wait for the device or it for them."""
 
     def __init__(self, inner):
         self.inner = inner
         self.calls = 0
         self.positions = 0
+        self.nanoseconds = 0
 
     def __call__(self, positions):
         self.calls += 1
         self.positions += len(positions)
-        return self.inner(positions)
+        start = time.perf_counter_ns()
+        try:
+            return self.inner(positions)
+        finally:
+            self.nanoseconds += time.perf_counter_ns() - start
 
-    def take(self) -> tuple[int, int]:
-        counts = (self.positions, self.calls)
-        self.positions = self.calls = 0
+    def take(self) -> dict:
+        """{"evaluations", "calls", "evaluator_seconds"} since the last take (the fields of the
+        workers' progress and shard messages)."""
+        counts = {"evaluations": self.positions, "calls": self.calls, "evaluator_seconds": self.nanoseconds / 1e9}
+        self.positions = self.calls = self.nanoseconds = 0
         return counts
 
 
@@ -204,15 +215,13 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 pending = pending[len(records):]
                 played += len(records)
                 now = time.perf_counter()
-                evaluations, calls = runner.search.evaluator.take()  # since the last report of either kind
                 result_queue.put(
                     (
                         "shard",
                         worker_id,
                         task.task_id,
                         {
-                            "evaluations": evaluations,
-                            "calls": calls,
+                            **runner.search.evaluator.take(),  # network calls since the last report of either kind
                             "path": str(path),
                             "games": len(records),
                             "positions": int(sum(len(r) for r in records)),

@@ -523,7 +523,9 @@ class TrainingRun:
                 last_report = time.perf_counter()
 
     def _pipeline_figures(self, selfplay_seconds: float) -> dict:
-        """Mean network batch, pipeline efficiency and GPU utilisation of the last iteration."""
+        """Mean network batch, pipeline efficiency, GPU utilisation, the workers' share of time
+        waiting for the network and (with an inference server) its time split, of the last
+        iteration."""
         figures = self.pipeline.figures(selfplay_seconds)
         try:
             efficiency = self.efficiency.efficiency(figures["mean_batch"], figures["evaluations_per_second"])
@@ -532,7 +534,10 @@ class TrainingRun:
             efficiency = None
         utilization = self.gpu_utilization.mean()
         self.gpu_utilization.reset()
-        return {"mean_batch": figures["mean_batch"] or None, "pipeline_efficiency": efficiency, "gpu_utilization": utilization}
+        waiting = figures["evaluator_seconds"] / (self.cfg.selfplay.workers * selfplay_seconds) if selfplay_seconds > 0 else None
+        server = {f"server_{phase}": share for phase, share in (figures["server_time"] or {}).items()}
+        return {"mean_batch": figures["mean_batch"] or None, "pipeline_efficiency": efficiency, "gpu_utilization": utilization,
+                "worker_waiting": waiting, **server}
 
     def _report(self, selfplay_seconds: float, steps: int, train_seconds: float) -> None:
         """The status line, and the per-iteration curves."""

@@ -12,3 +12,6 @@ def test_selfplay_bench_reports_pipeline_and_network_only_figures():
     assert result["positions_per_second"] > 0 and result["pipeline_evals_per_second"] > 0
     assert 0 < result["mean_batch"] <= 8  # one worker of 8 games, one leaf per game and step
     assert 0 < result["pipeline_efficiency"]
+    assert 0 < result["worker_waiting"] <= 1.05  # progress messages straddle the window's ends
+    shares = result["server_time"]
+    assert set(shares) == {"idle", "window", "io", "compute"} and abs(sum(shares.values()) - 1) < 0.01 and shares["compute"] > 0

@@ -2,15 +2,18 @@
 network gives, and a replacement worker never takes its predecessor's answer for its own."""
 
 import threading
+import time
 
 import numpy as np
+import pytest
 import torch
 
 from alphazero.nn.config import model_preset
 from alphazero.nn.inference import NetworkEvaluator
 from alphazero.nn.model import AlphaZeroNet
 from alphazero.othello.game import GameState
-from alphazero.selfplay.inference_server import REQUEST_SEQ, RESPONSE_SEQ, SIZE, STOP, RemoteEvaluator, SharedChannels, serve
+from alphazero.selfplay.inference_server import REQUEST_SEQ, RESPONSE_SEQ, SIZE, STOP, RemoteEvaluator, SharedChannels, serve, server_stats
+from alphazero.selfplay.throughput import server_time_shares
 
 
 def _positions(count, seed):
@@ -78,3 +81,45 @@ def test_a_replacement_worker_numbers_its_requests_after_its_predecessors():
         channels.server[STOP] = 1
         server.join(10)
         channels.unlink()
+
+
+class _SlowEvaluator:
+    """A NetworkEvaluator whose packed evaluation takes at least `seconds` (a slow device)."""
+
+    def __init__(self, inner, seconds):
+        self.inner, self.seconds = inner, seconds
+
+    def evaluate_packed(self, packed):
+        time.sleep(self.seconds)
+        return self.inner.evaluate_packed(packed)
+
+
+def test_the_server_accounts_its_time_to_idle_window_io_and_compute():
+    channels = SharedChannels.create(workers=2, capacity=8)
+    evaluator = _SlowEvaluator(NetworkEvaluator(AlphaZeroNet(model_preset("tiny")), device="cpu", threads=1), 0.02)
+    before = server_stats(channels)
+    server = _server(channels, evaluator)
+    try:
+        remote = RemoteEvaluator(0, channels)
+        time.sleep(0.1)  # no request yet: idle
+        for seed in range(5):
+            remote(_positions(4, seed))
+        after = server_stats(channels)
+    finally:
+        channels.server[STOP] = 1
+        server.join(10)
+        channels.unlink()
+    assert after["calls"] - before["calls"] == 5 and after["positions"] - before["positions"] == 20
+    assert after["compute_seconds"] >= 5 * 0.02  # every call's device time is compute
+    assert after["idle_seconds"] >= 0.09  # the wait before the first request
+    assert after["window_seconds"] > 0  # one worker of two: each batch waited for the other
+    assert after["busy_seconds"] == pytest.approx(after["io_seconds"] + after["compute_seconds"], abs=1e-6)
+    shares = server_time_shares(before, after)
+    assert set(shares) == {"idle", "window", "io", "compute"} and sum(shares.values()) == pytest.approx(1, abs=0.01)
+    assert shares["compute"] > shares["io"]
+
+
+def test_server_time_shares_of_a_server_that_accounted_nothing_are_none():
+    stats = {"idle_seconds": 1.0, "window_seconds": 0.0, "io_seconds": 0.0, "compute_seconds": 2.0}
+    assert server_time_shares(stats, dict(stats)) is None
+    assert server_time_shares({}, stats) == {"idle": 0.333, "window": 0.0, "io": 0.0, "compute": 0.667}

@@ -4,6 +4,7 @@ from one task to the next, none lost or written twice."""
 import queue
 import signal
 import threading
+import time
 
 import numpy as np
 
@@ -12,7 +13,7 @@ from alphazero.nn.config import model_preset
 from alphazero.nn.model import AlphaZeroNet
 from alphazero.replay.shard import read_shard
 from alphazero.selfplay.config import SelfPlayConfig
-from alphazero.selfplay.worker import Task, worker_main
+from alphazero.selfplay.worker import CountingEvaluator, Task, worker_main
 from alphazero.train import checkpoints
 
 
@@ -57,3 +58,18 @@ def test_worker_writes_full_shards_and_carries_games_in_flight_across_tasks(tmp_
             total += 1
     assert len(games) == total, "a game was written twice"
     assert [kind for kind, *_ in messages].count("done") == 2
+    counted = [payload for kind, _, _, payload in messages if kind == "shard"]
+    assert all(p["calls"] > 0 and p["evaluations"] >= p["calls"] and p["evaluator_seconds"] > 0 for p in counted)
+
+
+def test_counting_evaluator_counts_calls_positions_and_the_seconds_spent_in_them():
+    def slow(positions):
+        time.sleep(0.01)
+        return np.zeros((len(positions), 65), np.float32), np.zeros(len(positions), np.float32)
+
+    counter = CountingEvaluator(slow)
+    for n in (3, 5):
+        counter(np.zeros((n, 2), np.uint64))
+    taken = counter.take()
+    assert taken["calls"] == 2 and taken["evaluations"] == 8 and 0.02 <= taken["evaluator_seconds"] < 1.0
+    assert counter.take() == {"evaluations": 0, "calls": 0, "evaluator_seconds": 0.0}

@@ -35,6 +35,8 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     assert min(losses[-2:]) < losses[0], f"total loss did not fall: {losses}"
     assert scalars(run_dir, "arena/score")
     assert scalars(run_dir, "selfplay/positions_per_second")
+    waiting = [value for _, value in scalars(run_dir, "selfplay/worker_waiting")]
+    assert waiting and all(0 < value <= 1.5 for value in waiting), waiting  # share of the workers' time in network calls
 
     refused = subprocess.run(train_command(run_dir), capture_output=True, text=True, timeout=120)
     assert refused.returncode != 0 and "run.resume=true" in refused.stderr
