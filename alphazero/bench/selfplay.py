@@ -23,10 +23,13 @@ compilation, CUDA context), then measures for `--seconds`. One JSON line:
   server_time                                    with a server: its time split into idle (no
                                                  request pending), window (collecting more
                                                  requests), io (copies in and out of the shared
-                                                 slots) and compute (the device's work)
+                                                 slots) and compute (the device's work); on
+                                                 CUDA also compute_sync, the part of compute
+                                                 waiting for the device after the launches
   Reading the last two: workers waiting little = their search is the limit (more workers or
   cores); workers waiting much while the server is idle or in its window = latency between the
-  processes; server mostly in compute = the device is the limit (the pipeline is doing its job).
+  processes; server mostly in compute = the device is the limit (the pipeline is doing its job),
+  unless compute_sync is a small part of compute: then the host launching kernels is.
   device, preset, backend, workers, concurrent_games, simulations, inference_server, seconds
 
 With `--backend ray` the same workers are Ray actors (`selfplay.backend=ray`; `--ray-address`:

@@ -37,7 +37,9 @@ keeps the GPU idle says why:
     idle     no request pending (the workers are all searching: the workers are the limit)
     window   the first request is in, waiting up to server_wait_ms for the others
     io       copying requests in and answers out of the shared slots
-    compute  transfer to the device, planes, network, masked softmax, transfer back (the device)
+    compute  transfer to the device, planes, network, masked softmax, transfer back (the device);
+             on CUDA `sync` is the part of it spent waiting for the device after the last launch:
+             a compute time mostly outside sync is the host launching kernels (the GPU starves)
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ REQUEST_SEQ, RESPONSE_SEQ, SIZE = 0, 1, 2
 HEADER_WORDS = 8
 # Server words (after the worker headers). BUSY = IO + COMPUTE, kept for readers of the old words.
 STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_BUSY_NS, SERVER_PID = 0, 1, 2, 3, 4
-SERVER_IDLE_NS, SERVER_WINDOW_NS, SERVER_IO_NS, SERVER_COMPUTE_NS = 5, 6, 7, 8
+SERVER_IDLE_NS, SERVER_WINDOW_NS, SERVER_IO_NS, SERVER_COMPUTE_NS, SERVER_SYNC_NS = 5, 6, 7, 8, 9
 SERVER_WORDS = 16
 _ALIGN = 64
 PREFIX = "alphazero-channels-"
@@ -134,13 +136,14 @@ STATS = {
     "window_seconds": (SERVER_WINDOW_NS, 1e-9),
     "io_seconds": (SERVER_IO_NS, 1e-9),
     "compute_seconds": (SERVER_COMPUTE_NS, 1e-9),
+    "sync_seconds": (SERVER_SYNC_NS, 1e-9),
 }
 
 
 def server_stats(channels: SharedChannels) -> dict:
     """The server's counters: calls, positions, and seconds busy (io + compute), idle, in the
-    collection window, in io and in compute (see the module docstring). Cumulative since the
-    channels were created; a replacement server keeps adding to them."""
+    collection window, in io, in compute and in compute's sync (see the module docstring).
+    Cumulative since the channels were created; a replacement server keeps adding to them."""
     server = channels.server
     return {key: int(server[word]) if scale == 1 else float(server[word]) * scale for key, (word, scale) in STATS.items()}
 
@@ -306,7 +309,9 @@ def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: floa
             out = torch.cat([priors, values.unsqueeze(1)], dim=1)
             gatherer.results[:total].copy_(out, non_blocking=True)
             if device.type == "cuda":
+                launched = time.perf_counter_ns()
                 torch.cuda.current_stream(device).synchronize()
+                server[SERVER_SYNC_NS] += time.perf_counter_ns() - launched
             computed = time.perf_counter_ns()
             gatherer.answer(parts)
             end = time.perf_counter_ns()

@@ -70,13 +70,18 @@ SERVER_PHASES = ("idle", "window", "io", "compute")
 def server_time_shares(before: dict, after: dict) -> dict | None:
     """The inference server's time between two `server_stats` readings, as fractions of the
     time it accounted for: idle (no request), window (collecting more), io (shared-memory copies)
-    and compute (the device's work, transfers included). None when no time was accounted (a
-    server of an older layout, or none at all between the readings)."""
+    and compute (the device's work, transfers included); on CUDA also compute_sync, the part of
+    compute spent waiting for the device once everything was launched. None when no time was
+    accounted (a server of an older layout, or none at all between the readings)."""
     spent = {phase: after.get(f"{phase}_seconds", 0.0) - before.get(f"{phase}_seconds", 0.0) for phase in SERVER_PHASES}
     total = sum(spent.values())
     if total <= 0:
         return None
-    return {phase: round(value / total, 3) for phase, value in spent.items()}
+    shares = {phase: round(value / total, 3) for phase, value in spent.items()}
+    sync = after.get("sync_seconds", 0.0) - before.get("sync_seconds", 0.0)
+    if sync > 0:  # CUDA: the part of compute spent waiting for the device (the rest is launching)
+        shares["compute_sync"] = round(sync / total, 3)
+    return shares
 
 
 def network_evals_per_second(net, device, batch: int, seconds: float = 1.0, threads: int | None = None, seed: int = 0) -> float:
