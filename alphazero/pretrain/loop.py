@@ -421,11 +421,13 @@ class PretrainRun:
                 if not diverged:
                     self.save_latest()
                 self.writer.close()
+            state = self.state
+            best = (f"best validation {state.best_metric} {state.best_score:.4f} at step {state.best_step} ({self.checkpoint_dir / 'best.pt'})"
+                    if state.best_step >= 0 else "no validation yet, so no best.pt")
             log.info(
-                "stopped at epoch %d, step %d; best validation %s %.4f at step %d (%s); %s",
-                self.state.epoch + (0 if self.state.finished else 1), self.state.step, self.state.best_metric, self.state.best_score, self.state.best_step,
-                self.checkpoint_dir / "best.pt",
-                "all epochs done" if self.state.finished else f"resume with run.dir={self.run_dir} run.resume=true",
+                "stopped at epoch %d, step %d; %s; %s",
+                state.epoch + (0 if state.finished else 1), state.step, best,
+                "all epochs done" if state.finished else f"resume with run.dir={self.run_dir} run.resume=true",
             )
             return self.state
         finally:

@@ -3,6 +3,8 @@ policy loss, or highest top-1 / top-1 up to symmetry / top-3), also across a res
 was chosen by another measure (or by plain top-1, before the setting existed)."""
 
 import math
+import os
+import signal
 
 import pytest
 import torch
@@ -114,3 +116,23 @@ def test_a_damaged_best_pt_stops_the_resume_in_one_line_and_changes_nothing(work
     assert (run_dir / "checkpoints" / "latest.pt").read_bytes() == latest_before
     assert (run_dir / "config.yaml").read_text() == config_before  # still the first session's best_metric=top1
     assert best.stat().st_size == 200
+
+
+def test_a_stop_before_the_first_validation_says_there_is_no_best_pt_yet(workspace, monkeypatch):
+    """Ctrl-C before any validation: the stop line says there is no best.pt, not 'nan at step -1'."""
+    run_dir = workspace / "stopped-early"
+    run = PretrainRun(tiny_config(workspace, run_dir, epochs=4), run_dir)
+    train_step = run.train_step
+
+    def interrupted_after_two(batch):
+        losses = train_step(batch)
+        if run.state.step == 1:  # the second step is the last: SIGINT asks for a clean stop
+            os.kill(os.getpid(), signal.SIGINT)
+        return losses
+
+    monkeypatch.setattr(run, "train_step", interrupted_after_two)
+    state = run.run()
+    assert state.step == 2
+    assert state.best_step == -1 and not (run_dir / "checkpoints" / "best.pt").exists()
+    stop_line = [line for line in (run_dir / "log.txt").read_text().splitlines() if "stopped at" in line][-1]
+    assert "no validation yet, so no best.pt" in stop_line and "nan" not in stop_line, stop_line
