@@ -172,6 +172,7 @@ def main(argv):
         "leaves_per_step": cfg.mcts.leaves_per_step,
         "model": f"{cfg.model.blocks}x{cfg.model.channels}",
         "inference_server": selfplay_cfg.inference_server,
+        "server_pipeline": selfplay_cfg.server_pipeline if selfplay_cfg.inference_server else None,
         "seconds": round(seconds, 1),
         "positions_per_second": round(moves / seconds, 1),
         "simulations_per_second": round(simulations / seconds),

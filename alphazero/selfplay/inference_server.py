@@ -219,22 +219,28 @@ class ServerHandle:
 
 
 class _Gatherer:
-    """Collects the pending requests of all workers into one staging buffer (pinned on CUDA)."""
+    """Collects the pending requests of all workers into a staging buffer (pinned on CUDA), and
+    copies the answers back. `buffers` staging/result pairs: 2 when one batch is gathered and
+    answered while the device computes the other (`pipeline`)."""
 
-    def __init__(self, channels: SharedChannels, max_batch: int, wait_s: float, device):
+    def __init__(self, channels: SharedChannels, max_batch: int, wait_s: float, device, buffers: int = 1):
         import torch
 
         self.channels, self.max_batch, self.wait_s = channels, max_batch, wait_s
         total = channels.workers * channels.capacity
         pin = device.type == "cuda"
-        self.staging = torch.empty((total, 3), dtype=torch.int64, pin_memory=pin)
-        self.results = torch.empty((total, 66), dtype=torch.float32, pin_memory=pin)
-        self.staging_np = self.staging.numpy()
-        self.results_np = self.results.numpy()
+        self.staging = [torch.empty((total, 3), dtype=torch.int64, pin_memory=pin) for _ in range(buffers)]
+        self.results = [torch.empty((total, 66), dtype=torch.float32, pin_memory=pin) for _ in range(buffers)]
+        self.staging_np = [tensor.numpy() for tensor in self.staging]
+        self.results_np = [tensor.numpy() for tensor in self.results]
 
-    def pending(self) -> np.ndarray:
+    def pending(self, exclude: np.ndarray | None = None) -> np.ndarray:
+        """Workers whose latest request is unanswered (less those in `exclude`: in flight)."""
         header = self.channels.header
-        return np.flatnonzero(header[:, REQUEST_SEQ] != header[:, RESPONSE_SEQ])
+        waiting = header[:, REQUEST_SEQ] != header[:, RESPONSE_SEQ]
+        if exclude is not None:
+            waiting &= ~exclude
+        return np.flatnonzero(waiting)
 
     def wait(self, stop) -> np.ndarray:
         """Workers with a pending request: block for the first, then up to wait_s for the rest
@@ -261,68 +267,150 @@ class _Gatherer:
         server[SERVER_WINDOW_NS] += time.perf_counter_ns() - first
         return ready
 
-    def gather(self, ready: np.ndarray) -> list[tuple[int, int, int, int]]:
-        """Copy the requests into the staging buffer; returns (worker, request_no, offset, size)."""
-        channels = self.channels
+    def collect_while(self, busy, in_flight: np.ndarray, stop) -> np.ndarray:
+        """Pending workers not in flight, collected while the device works on the batch in
+        flight: returns once `busy()` is false, or every other worker is pending, or max_batch
+        positions are (then the next batch queues behind the one in flight, on the device).
+        The time counts as compute and its sync: the device is the one working."""
+        header, server = self.channels.header, self.channels.server
+        if not busy():  # done already (always so on the CPU, where _launch computes): nothing to wait for
+            return self.pending(in_flight)
+        others = self.channels.workers - int(in_flight.sum())
+        pause = 20e-6
+        start = time.perf_counter_ns()
+        while True:
+            ready = self.pending(in_flight)
+            if not busy() or len(ready) >= others or header[ready, SIZE].sum() >= self.max_batch or server[STOP] or stop():
+                break
+            time.sleep(pause)
+            pause = min(pause * 1.5, 2e-4)
+        spent = time.perf_counter_ns() - start
+        server[SERVER_COMPUTE_NS] += spent
+        server[SERVER_SYNC_NS] += spent
+        server[SERVER_BUSY_NS] += spent
+        return ready
+
+    def gather(self, ready: np.ndarray, buffer: int = 0) -> list[tuple[int, int, int, int]]:
+        """Copy the requests into staging buffer `buffer`; returns (worker, request_no, offset, size)."""
+        channels, staging = self.channels, self.staging_np[buffer]
         parts, offset = [], 0
         for w in ready:
             request_no = int(channels.header[w, REQUEST_SEQ])  # read before the size and the data
             n = int(channels.header[w, SIZE])
             if not 0 < n <= channels.capacity:
                 continue  # a slot caught mid-rewrite by a replacement worker: answered next pass
-            self.staging_np[offset : offset + n] = channels.requests[w, :n]
+            staging[offset : offset + n] = channels.requests[w, :n]
             parts.append((int(w), request_no, offset, n))
             offset += n
         return parts
 
-    def answer(self, parts) -> None:
-        channels = self.channels
+    def answer(self, parts, buffer: int = 0) -> None:
+        channels, results = self.channels, self.results_np[buffer]
         for w, request_no, offset, n in parts:
-            channels.priors[w, :n] = self.results_np[offset : offset + n, :65]
-            channels.values[w, :n] = self.results_np[offset : offset + n, 65]
+            channels.priors[w, :n] = results[offset : offset + n, :65]
+            channels.values[w, :n] = results[offset : offset + n, 65]
             channels.header[w, RESPONSE_SEQ] = request_no  # the commit: written after the data
 
 
-def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: float, device, stop=lambda: False) -> None:
+class _Batch:
+    """One gathered batch on its way through the device: its parts, its buffer, and (on CUDA) the
+    event recorded after its results' copy back to the host."""
+
+    def __init__(self, parts, buffer: int, total: int, event):
+        self.parts, self.buffer, self.total, self.event = parts, buffer, total, event
+
+    def busy(self) -> bool:
+        return self.event is not None and not self.event.query()
+
+
+def _launch(gatherer: _Gatherer, evaluator, parts, buffer: int, device) -> _Batch:
+    """Send a gathered batch through the network: to the device, planes, forward, masked softmax,
+    back into the pinned result buffer. On CUDA every step is queued without waiting (the returned
+    batch's event says when it is done); on the CPU it is done on return."""
+    import torch
+
+    total = sum(n for *_, n in parts)
+    packed = gatherer.staging[buffer][:total].to(device, non_blocking=True)
+    priors, values = evaluator.evaluate_packed(packed)
+    out = torch.cat([priors, values.unsqueeze(1)], dim=1)
+    gatherer.results[buffer][:total].copy_(out, non_blocking=True)
+    event = None
+    if device.type == "cuda":
+        event = torch.cuda.Event()
+        event.record(torch.cuda.current_stream(device))
+    return _Batch(parts, buffer, total, event)
+
+
+def _finish(gatherer: _Gatherer, batch: _Batch) -> None:
+    """Wait for `batch`'s results (time counted as compute and sync), answer its workers (io)."""
+    server = gatherer.channels.server
+    start = synced = time.perf_counter_ns()
+    if batch.event is not None:  # on the CPU the batch was computed in _launch: nothing to wait for
+        batch.event.synchronize()
+        synced = time.perf_counter_ns()
+    gatherer.answer(batch.parts, batch.buffer)
+    end = time.perf_counter_ns()
+    server[SERVER_CALLS] += 1
+    server[SERVER_POSITIONS] += batch.total
+    server[SERVER_SYNC_NS] += synced - start
+    server[SERVER_COMPUTE_NS] += synced - start
+    server[SERVER_IO_NS] += end - synced
+    server[SERVER_BUSY_NS] += end - start
+
+
+def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: float, device, stop=lambda: False,
+          pipeline: bool = False) -> None:
     """The server loop: gather, evaluate on `device`, answer, until the STOP word or `stop()`.
 
     `evaluator_for()` returns the NetworkEvaluator to use for the next batch (it swaps networks).
+    With `pipeline` (selfplay.server_pipeline) the next batch is gathered and launched while the
+    device still computes the last one, and the last one is answered while the device computes
+    the next: the device never waits for the server's own copies and launches. One batch per
+    worker at a time either way (a worker has one request out).
     """
     import torch
 
-    gatherer = _Gatherer(channels, max_batch, wait_ms / 1000.0, device)
+    gatherer = _Gatherer(channels, max_batch, wait_ms / 1000.0, device, buffers=2 if pipeline else 1)
     server = channels.server
+    in_flight: _Batch | None = None
+    flying = np.zeros(channels.workers, dtype=np.bool_)  # workers whose request is in the batch in flight
+    buffer = 0
     with torch.inference_mode():
         while not (server[STOP] or stop()):
-            ready = gatherer.wait(stop)
-            if not len(ready):
+            if in_flight is None:
+                ready = gatherer.wait(stop)
+            else:
+                ready = gatherer.collect_while(in_flight.busy, flying, stop)
+            launched = None
+            if len(ready):
+                evaluator = evaluator_for()
+                start = time.perf_counter_ns()
+                parts = gatherer.gather(ready, buffer)
+                gathered = time.perf_counter_ns()
+                if parts:
+                    launched = _launch(gatherer, evaluator, parts, buffer, device)
+                end = time.perf_counter_ns()
+                server[SERVER_IO_NS] += gathered - start
+                server[SERVER_COMPUTE_NS] += end - gathered
+                server[SERVER_BUSY_NS] += end - start
+            if in_flight is not None and (launched is not None or not in_flight.busy() or server[STOP] or stop()):
+                _finish(gatherer, in_flight)  # the device already works on `launched`
+                flying[:] = False
+                in_flight = None
+            if launched is None:
                 continue
-            evaluator = evaluator_for()
-            start = time.perf_counter_ns()
-            parts = gatherer.gather(ready)
-            total = sum(n for *_, n in parts)
-            if not total:
-                continue
-            gathered = time.perf_counter_ns()
-            packed = gatherer.staging[:total].to(device, non_blocking=True)
-            priors, values = evaluator.evaluate_packed(packed)
-            out = torch.cat([priors, values.unsqueeze(1)], dim=1)
-            gatherer.results[:total].copy_(out, non_blocking=True)
-            if device.type == "cuda":
-                launched = time.perf_counter_ns()
-                torch.cuda.current_stream(device).synchronize()
-                server[SERVER_SYNC_NS] += time.perf_counter_ns() - launched
-            computed = time.perf_counter_ns()
-            gatherer.answer(parts)
-            end = time.perf_counter_ns()
-            server[SERVER_CALLS] += 1
-            server[SERVER_POSITIONS] += total
-            server[SERVER_COMPUTE_NS] += computed - gathered
-            server[SERVER_IO_NS] += (gathered - start) + (end - computed)
-            server[SERVER_BUSY_NS] += end - start
+            if pipeline:
+                in_flight = launched
+                flying[[w for w, *_ in launched.parts]] = True
+                buffer = 1 - buffer
+            else:
+                _finish(gatherer, launched)
+        if in_flight is not None:
+            _finish(gatherer, in_flight)
 
 
-def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, channels: SharedChannels, stop_event, threads: int = 1):
+def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, channels: SharedChannels, stop_event, threads: int = 1,
+                pipeline: bool = False):
     """Entry point of the inference server process (spawned)."""
     import torch
 
@@ -350,7 +438,8 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
         return state["evaluator"]
 
     evaluator_for()  # load (and warm) the network before the first request
-    serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False))
+    serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False),
+          pipeline=pipeline)
 
 
 def worker_capacity(concurrent_games: int, leaves_per_step: int) -> int:
@@ -365,10 +454,11 @@ class InferenceServer:
 
     WATCHDOG_SECONDS = 0.2
 
-    def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1,
+    def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1, pipeline: bool = False,
                  capacity: int = 1024):
         self.ctx = ctx
         self.args = (run_dir, device, max_batch, wait_ms)
+        self.pipeline = pipeline
         self.threads = threads
         self.channels = SharedChannels.create(workers, capacity)
         self.process = None
@@ -389,7 +479,7 @@ class InferenceServer:
     def start(self) -> None:
         self.process = self.ctx.Process(
             target=server_main,
-            args=(*self.args, self.channels, None, self.threads),
+            args=(*self.args, self.channels, None, self.threads, self.pipeline),
             name="inference-server",
             daemon=True,
         )

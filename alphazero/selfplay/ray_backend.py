@@ -258,7 +258,8 @@ class NodeInferenceServer:
     named by the pool, so a server that Ray restarts attaches to the same slots and answers the
     requests its predecessor left (the actors only wait)."""
 
-    def __init__(self, name: str, slots: int, capacity: int, device: str, max_batch: int, wait_ms: float, threads: int):
+    def __init__(self, name: str, slots: int, capacity: int, device: str, max_batch: int, wait_ms: float, threads: int,
+                 pipeline: bool = False):
         import ray
         import torch
 
@@ -271,7 +272,7 @@ class NodeInferenceServer:
         self.channels = SharedChannels(str(path), slots, capacity, create=not path.exists())
         self.channels.server[STOP] = 0
         self.channels.server[SERVER_PID] = os.getpid()
-        self.max_batch, self.wait_ms, self.threads = max_batch, wait_ms, threads
+        self.max_batch, self.wait_ms, self.threads, self.pipeline = max_batch, wait_ms, threads, pipeline
         self.evaluator, self.network_id, self.thread = None, None, None
         self.closed = threading.Event()
         self.node, self.node_id = ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
@@ -289,7 +290,7 @@ class NodeInferenceServer:
             self.network_id = network_id
         if self.thread is None:
             self.thread = threading.Thread(target=serve, args=(self.channels, lambda: self.evaluator, self.max_batch, self.wait_ms, self.device),
-                                           name="node-inference-server", daemon=True)
+                                           kwargs={"pipeline": self.pipeline}, name="node-inference-server", daemon=True)
             self.thread.start()
         return {"handle": ServerHandle(self.channels), "node": self.node, "node_id": self.node_id, "device": str(self.device), "pid": os.getpid()}
 
@@ -739,7 +740,7 @@ class RayWorkerPool:
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
         ).remote(f"{self._channels_name}-{node_id[:12]}", self.workers, worker_capacity(cfg.concurrent_games, self.mcts_cfg.leaves_per_step),
                  "cuda" if gpu else "cpu", cfg.server_max_batch, cfg.server_wait_ms,  # Ray makes its GPU the only one it sees
-                 max(1, cfg.threads_per_worker))
+                 max(1, cfg.threads_per_worker), cfg.server_pipeline)
         previous = self._servers.get(node_id, {})
         self._servers[node_id] = {"actor": actor, "generation": previous.get("generation", 0) + 1, "state": DOWN, "handle": None,
                                   "network_id": None, "ip": ip, "retry_at": float("inf")}

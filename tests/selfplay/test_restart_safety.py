@@ -5,6 +5,8 @@ import os
 import signal
 import time
 
+import pytest
+
 from alphazero.mcts.config import MCTSConfig
 from alphazero.nn.config import model_preset
 from alphazero.nn.model import AlphaZeroNet
@@ -28,9 +30,11 @@ def _shards_from_every_worker(pool, workers, timeout):
     return games
 
 
-def test_killed_server_and_killed_worker_are_replaced_and_self_play_continues(tmp_path):
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_killed_server_and_killed_worker_are_replaced_and_self_play_continues(tmp_path, pipeline):
     checkpoints.publish_best(tmp_path, AlphaZeroNet(model_preset("tiny")), 0, 0.0, 0)
-    selfplay_cfg = SelfPlayConfig(workers=2, concurrent_games=4, games_per_shard=2, inference_server=True, device="cpu")
+    selfplay_cfg = SelfPlayConfig(workers=2, concurrent_games=4, games_per_shard=2, inference_server=True, device="cpu",
+                                  server_pipeline=pipeline)
     pool = WorkerPool(str(tmp_path), selfplay_cfg, MCTSConfig(simulations=4, temperature_plies=10), seed=0)
     try:
         for worker_id in range(2):

@@ -12,6 +12,7 @@ from alphazero.nn.config import model_preset
 from alphazero.nn.inference import NetworkEvaluator
 from alphazero.nn.model import AlphaZeroNet
 from alphazero.othello.game import GameState
+from alphazero.selfplay import inference_server
 from alphazero.selfplay.inference_server import REQUEST_SEQ, RESPONSE_SEQ, SIZE, STOP, RemoteEvaluator, SharedChannels, serve, server_stats
 from alphazero.selfplay.throughput import server_time_shares
 
@@ -30,16 +31,18 @@ def _positions(count, seed):
     return np.array(rows, dtype=np.uint64)
 
 
-def _server(channels, evaluator):
-    thread = threading.Thread(target=serve, args=(channels, lambda: evaluator, 64, 0.5, torch.device("cpu")), daemon=True)
+def _server(channels, evaluator, pipeline=False):
+    thread = threading.Thread(target=serve, args=(channels, lambda: evaluator, 64, 0.5, torch.device("cpu")),
+                              kwargs={"pipeline": pipeline}, daemon=True)
     thread.start()
     return thread
 
 
-def test_workers_get_the_networks_answers_through_shared_memory():
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_workers_get_the_networks_answers_through_shared_memory(pipeline):
     channels = SharedChannels.create(workers=3, capacity=40)
     evaluator = NetworkEvaluator(AlphaZeroNet(model_preset("tiny")), device="cpu", threads=1)
-    server = _server(channels, evaluator)
+    server = _server(channels, evaluator, pipeline)
     results = {}
 
     def worker(w):
@@ -123,3 +126,68 @@ def test_server_time_shares_of_a_server_that_accounted_nothing_are_none():
     stats = {"idle_seconds": 1.0, "window_seconds": 0.0, "io_seconds": 0.0, "compute_seconds": 2.0}
     assert server_time_shares(stats, dict(stats)) is None
     assert server_time_shares({}, stats) == {"idle": 0.333, "window": 0.0, "io": 0.0, "compute": 0.667}
+
+
+class _SlowDeviceEvent:
+    """A CUDA event's interface for a batch the fake device finishes `seconds` after its launch."""
+
+    def __init__(self, seconds):
+        self.done_at = time.perf_counter() + seconds
+
+    def query(self):
+        return time.perf_counter() >= self.done_at
+
+    def synchronize(self):
+        time.sleep(max(0.0, self.done_at - time.perf_counter()))
+
+
+def test_the_pipelined_server_launches_the_next_batch_while_one_is_in_flight(monkeypatch):
+    """With an asynchronous device (each batch done 30 ms after its launch), the pipelined server
+    gathers and launches the other workers' batch while the first is in flight, and every worker
+    still gets exactly its own answers."""
+    launches = []  # (time, workers in the batch, batches in flight at the launch)
+    real_launch = inference_server._launch
+
+    def async_launch(gatherer, evaluator, parts, buffer, device):
+        batch = real_launch(gatherer, evaluator, parts, buffer, device)
+        in_flight = sum(1 for _, _, event in launches if not event.query())
+        batch.event = _SlowDeviceEvent(0.03)
+        launches.append((sorted(w for w, *_ in parts), in_flight, batch.event))
+        return batch
+
+    monkeypatch.setattr(inference_server, "_launch", async_launch)
+    channels = SharedChannels.create(workers=4, capacity=16)
+    evaluator = NetworkEvaluator(AlphaZeroNet(model_preset("tiny")), device="cpu", threads=1)
+    server = _server(channels, evaluator, pipeline=True)
+    results, errors = {}, []
+
+    def worker(w):
+        try:
+            remote = RemoteEvaluator(w, channels)
+            time.sleep(0.01 * w)  # staggered starts: not every worker in the first batch
+            results[w] = [(batch, remote(batch)) for batch in (_positions(16, 30 + w), _positions(5, 40 + w), _positions(9, 50 + w))]
+        except Exception as error:  # noqa: BLE001 - reported by the assertion below
+            errors.append(error)
+
+    try:
+        threads = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        stats = server_stats(channels)
+    finally:
+        channels.server[STOP] = 1
+        server.join(10)
+        channels.unlink()
+    assert not errors and sorted(results) == [0, 1, 2, 3]
+    for answers in results.values():
+        for batch, (priors, values) in answers:
+            expected_priors, expected_values = evaluator(batch)
+            np.testing.assert_allclose(priors, expected_priors, atol=1e-5)
+            np.testing.assert_allclose(values, expected_values, atol=1e-5)
+    assert any(in_flight for _, in_flight, _ in launches), "no batch was launched while another was in flight"
+    assert all(in_flight <= 1 for _, in_flight, _ in launches)  # two buffers: at most one other batch out
+    assert stats["calls"] == len(launches) and stats["positions"] == 4 * (16 + 5 + 9)
+    assert sum(len(workers) for workers, _, _ in launches) == 12  # each request in exactly one batch
+    assert stats["sync_seconds"] > 0  # waiting for the (fake) device
