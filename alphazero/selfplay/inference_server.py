@@ -20,7 +20,10 @@ numpy comparison), waits up to `server_wait_ms` for more workers, copies every p
 into one (pinned, on CUDA) staging buffer, moves it to the device with one non-blocking copy,
 unpacks the planes, runs the network and the masked softmax there, copies the [N, 66] result back
 once, and writes each worker's rows and RESPONSE_SEQ: a few numpy slice copies per worker, no
-per-position Python work.
+per-position Python work. With `selfplay.server_pipeline` it does the same with two staging
+buffers: the next batch is gathered and launched while the device computes the last (waiting
+for more workers for as long as the device is busy, instead of `server_wait_ms`), and the last is
+answered while the device computes the next (see `serve`).
 
 Why it survives SIGKILL: nothing is ever locked. A killed worker's replacement attaches to the same
 slot and numbers its requests after max(REQUEST_SEQ, RESPONSE_SEQ), so a late answer to its
