@@ -1,13 +1,13 @@
 #!/bin/bash
-# Issue 15's follow-up on a lent GPU machine, one command of about 5 minutes: the `gpu` preset's
+# Issue 15's follow-up on a lent GPU machine, one command of about 3 minutes: the `gpu` preset's
 # self-play pipeline with the time accounting of commit d6232eb (worker_waiting, server_time), to
 # see why the H200 run of 2026-11-26 kept the GPU 59% busy at efficiency 0.68 (target 0.80 and
-# 3,000 positions/s). Three runs: the preset as it is; with selfplay.server_pipeline=true (the
+# 3,000 positions/s). Two runs: the preset as it is, and with selfplay.server_pipeline=true (the
 # server launches the next batch while the GPU computes the last: off by default until this
-# measures it); and the pipeline with 15 workers.
+# measures it); EXTRA=1 adds a third, the pipeline with 15 workers (about 1.5 minutes more).
 # Run it after docs/gpu-next/gpu.sh if device time is left (issue 18 comes first).
 # Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12).
-# The call: run(command="bash docs/gpu-next/selfplay.sh", carry=[".whl"], timeout_s=540).
+# The call: run(command="bash docs/gpu-next/selfplay.sh", carry=[".whl"], timeout_s=400).
 # Comes back under $OUT: one JSON line per run (bench-selfplay-*.json) and their stderr. If the
 # pipeline wins, make it the gpu preset's (conf/experiment/gpu.yaml) and record the figures.
 # Reading them (bench selfplay's docstring): workers waiting little = the workers' search is the
@@ -19,7 +19,7 @@ say() { echo "[selfplay.sh +$(( $(date +%s) - START ))s] $*"; }
 if [ "${DRY:-0}" != 1 ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 3
   export PYTHONPATH=/tmp/site:$PWD
-  ARGS="--preset gpu --device cuda --seconds 45 --warmup 15"
+  ARGS="--preset gpu --device cuda --seconds 30 --warmup 10"
   MORE="--workers 15"
 else
   export PYTHONPATH=$PWD
@@ -36,5 +36,5 @@ bench() {  # name, extra arguments
 }
 bench preset ""
 bench pipeline "selfplay.server_pipeline=true"
-bench pipeline-more-workers "$MORE selfplay.server_pipeline=true"
+[ "${EXTRA:-0}" = 1 ] && bench pipeline-more-workers "$MORE selfplay.server_pipeline=true"
 say done
