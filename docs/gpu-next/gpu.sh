@@ -9,20 +9,14 @@
 # Back here: score it with `python -m alphazero.bench accuracy --checkpoint ... --years 2018` and
 # ladder it against warmstart-small.pt before shipping anything.
 # DRY=1 runs it on CPU with tiny budgets (to check the script, not to measure).
-set -u
-START=$(date +%s)
-say() { echo "[gpu.sh +$(( $(date +%s) - START ))s] $*"; }
+source "$(dirname "$0")/common.sh"
 if [ "${DRY:-0}" != 1 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 3
-  export PYTHONPATH=/tmp/site:$PWD
   KD="pretrain.device=cuda pretrain.batch_size=4096 pretrain.lr=0.002 pretrain.lr_warmup_steps=200 pretrain.lr_total_steps=8800 run.max_steps=8800 run.max_minutes=7.3 pretrain.epochs=6 pretrain.eval_every_steps=2200 pretrain.threads=2"
   HARD=500
 else
-  export PYTHONPATH=$PWD
   KD="pretrain.device=cpu pretrain.batch_size=256 pretrain.lr=0.001 pretrain.lr_warmup_steps=2 pretrain.lr_total_steps=12 run.max_steps=12 run.max_minutes=1 pretrain.epochs=1 pretrain.eval_every_steps=6 pretrain.validation_positions=2000"
   HARD=90
 fi
-export PYTHONUNBUFFERED=1
 W=$PWD/.device/wthor
 R=${RUNS:-/tmp/r18kd}
 rm -rf "$R" && mkdir -p "$R" "$OUT"

@@ -13,20 +13,14 @@
 # Reading them (bench selfplay's docstring): workers waiting little = the workers' search is the
 # limit; workers waiting while the server idles = latency; server mostly in compute = the device.
 # DRY=1 runs it on CPU with the smoke preset (to check the script, not to measure).
-set -u
-START=$(date +%s)
-say() { echo "[selfplay.sh +$(( $(date +%s) - START ))s] $*"; }
+source "$(dirname "$0")/common.sh"
 if [ "${DRY:-0}" != 1 ]; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 3
-  export PYTHONPATH=/tmp/site:$PWD
   ARGS="--preset gpu --device cuda --seconds 30 --warmup 10"
   MORE="--workers 15"
 else
-  export PYTHONPATH=$PWD
   ARGS="--preset smoke --inference-server on --seconds 4 --warmup 0 --network-seconds 0.3"
   MORE="--workers 2"
 fi
-export PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
 (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc; git log -1 --format='%H %s') > "$OUT/machine.txt" 2>&1
 bench() {  # name, extra arguments
