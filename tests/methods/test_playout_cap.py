@@ -146,10 +146,10 @@ def test_policy_loss_ignores_masked_rows():
         masked_scrambled = trainer.losses(positions, scrambled, values, mask)
         subset = trainer.losses(positions[mask], policies[mask], values[mask])
         unmasked = trainer.losses(positions, policies, values)
+        all_true = trainer.losses(positions, policies, values, np.ones(16, bool))
     assert float(masked["policy"]) == pytest.approx(float(masked_scrambled["policy"]), abs=1e-6)
     assert float(masked["policy"]) == pytest.approx(float(subset["policy"]), abs=1e-5)
     assert float(masked["value"]) == pytest.approx(float(unmasked["value"]), abs=1e-7)  # value loss keeps all rows
-    all_true = trainer.losses(positions, policies, values, np.ones(16, bool))
     assert float(all_true["policy"]) == pytest.approx(float(unmasked["policy"]), abs=1e-6)
 
 
