@@ -1,7 +1,9 @@
 #!/bin/bash
 # Issue 18's remaining work on a lent GPU machine, one command of about 9 minutes: distil
 # checkpoints/warmstart-medium.pt into the small preset's network on the GPU (pretrain.teacher;
-# ~36M samples at batch 4,096), starting from checkpoints/warmstart-small.pt. (The GRhino level-5
+# ~36M samples at batch 4,096), starting from .device/init-small.pt where the checkout has it (the
+# CPU distillation of 2026-11-26, 58.39% up to symmetry: docs/benchmarks.md), else from
+# checkpoints/warmstart-small.pt. (The GRhino level-5
 # ladder cells it also played in its first version were finished on the CPU on 2026-11-26.)
 # Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor/).
 # The call: run(command="bash docs/gpu-next/gpu.sh", carry=[".whl", ".device"], timeout_s=600).
@@ -18,14 +20,17 @@ else
   HARD=90
 fi
 W=$PWD/.device/wthor
+INIT=checkpoints/warmstart-small.pt
+[ -f .device/init-small.pt ] && INIT=.device/init-small.pt
+say "starting from $INIT"
 R=${RUNS:-/tmp/r18kd}
 rm -rf "$R" && mkdir -p "$R" "$OUT"
 git log -1 --format='%H %s' > "$R/commit.txt" 2>/dev/null
 (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc) > "$R/machine.txt" 2>&1
 
 say "launch: distillation"
-echo "python3 -m alphazero.pretrain run.dir=RUN model=small pretrain.init_from=checkpoints/warmstart-small.pt pretrain.teacher=checkpoints/warmstart-medium.pt pretrain.distill_weight=0.7 pretrain.wthor_dir=W pretrain.lr_min_factor=0.02 $KD" > "$R/kd.command"
-timeout -s TERM $HARD python3 -m alphazero.pretrain run.dir="$R/kd" model=small pretrain.init_from=checkpoints/warmstart-small.pt \
+echo "python3 -m alphazero.pretrain run.dir=RUN model=small pretrain.init_from=$INIT pretrain.teacher=checkpoints/warmstart-medium.pt pretrain.distill_weight=0.7 pretrain.wthor_dir=W pretrain.lr_min_factor=0.02 $KD" > "$R/kd.command"
+timeout -s TERM $HARD python3 -m alphazero.pretrain run.dir="$R/kd" model=small pretrain.init_from="$INIT" \
   pretrain.teacher=checkpoints/warmstart-medium.pt pretrain.distill_weight=0.7 pretrain.wthor_dir="$W" pretrain.lr_min_factor=0.02 \
   pretrain.checkpoint_every_steps=1000 pretrain.progress=false pretrain.log_every_steps=100 $KD > "$R/kd.out" 2>&1 &
 KD_PID=$!
