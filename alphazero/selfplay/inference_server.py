@@ -64,8 +64,8 @@ POINTER_CHECK_SECONDS = 0.5
 # Header words per worker.
 REQUEST_SEQ, RESPONSE_SEQ, SIZE = 0, 1, 2
 HEADER_WORDS = 8
-# Server words (after the worker headers). BUSY = IO + COMPUTE, kept for readers of the old words.
-STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_BUSY_NS, SERVER_PID = 0, 1, 2, 3, 4
+# Server words (after the worker headers); word 3 held the busy time, now io + compute.
+STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_PID = 0, 1, 2, 4
 SERVER_IDLE_NS, SERVER_WINDOW_NS, SERVER_IO_NS, SERVER_COMPUTE_NS, SERVER_SYNC_NS = 5, 6, 7, 8, 9
 SERVER_WORDS = 16
 _ALIGN = 64
@@ -130,17 +130,17 @@ class SharedChannels:
             pass
 
 
-# server_stats' keys, each with its word and scale (1 for counts, 1e-9 for nanoseconds to seconds).
-STATS = {
+# server_stats' keys read from a word, each with its scale (1 for counts, 1e-9 for nanoseconds).
+_WORDS = {
     "calls": (SERVER_CALLS, 1),
     "positions": (SERVER_POSITIONS, 1),
-    "busy_seconds": (SERVER_BUSY_NS, 1e-9),
     "idle_seconds": (SERVER_IDLE_NS, 1e-9),
     "window_seconds": (SERVER_WINDOW_NS, 1e-9),
     "io_seconds": (SERVER_IO_NS, 1e-9),
     "compute_seconds": (SERVER_COMPUTE_NS, 1e-9),
     "sync_seconds": (SERVER_SYNC_NS, 1e-9),
 }
+STATS = (*_WORDS, "busy_seconds")  # every key of server_stats; busy = io + compute
 
 
 def server_stats(channels: SharedChannels) -> dict:
@@ -148,7 +148,9 @@ def server_stats(channels: SharedChannels) -> dict:
     collection window, in io, in compute and in compute's sync (see the module docstring).
     Cumulative since the channels were created; a replacement server keeps adding to them."""
     server = channels.server
-    return {key: int(server[word]) if scale == 1 else float(server[word]) * scale for key, (word, scale) in STATS.items()}
+    stats = {key: int(server[word]) if scale == 1 else float(server[word]) * scale for key, (word, scale) in _WORDS.items()}
+    stats["busy_seconds"] = stats["io_seconds"] + stats["compute_seconds"]
+    return stats
 
 
 def _remove_orphaned_files() -> None:
@@ -290,7 +292,6 @@ class _Gatherer:
         spent = time.perf_counter_ns() - start
         server[SERVER_COMPUTE_NS] += spent
         server[SERVER_SYNC_NS] += spent
-        server[SERVER_BUSY_NS] += spent
         return ready
 
     def gather(self, ready: np.ndarray, buffer: int = 0) -> list[tuple[int, int, int, int]]:
@@ -358,7 +359,6 @@ def _finish(gatherer: _Gatherer, batch: _Batch) -> None:
     server[SERVER_SYNC_NS] += synced - start
     server[SERVER_COMPUTE_NS] += synced - start
     server[SERVER_IO_NS] += end - synced
-    server[SERVER_BUSY_NS] += end - start
 
 
 def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: float, device, stop=lambda: False,
@@ -395,7 +395,6 @@ def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: floa
                 end = time.perf_counter_ns()
                 server[SERVER_IO_NS] += gathered - start
                 server[SERVER_COMPUTE_NS] += end - gathered
-                server[SERVER_BUSY_NS] += end - start
             if in_flight is not None and (launched is not None or not in_flight.busy() or server[STOP] or stop()):
                 _finish(gatherer, in_flight)  # the device already works on `launched`
                 flying[:] = False
