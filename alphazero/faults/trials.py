@@ -49,6 +49,10 @@ DISK_FULL_MESSAGE = re.compile(r"disk full while writing .+: free space and resu
 LOCK_MESSAGE = "in use by another training process"
 # Hook-driven disk-full: the entry at which ENOSPC starts (mid-run: past start-up's own writes).
 ENOSPC_ENTRY = {"shard_write": 2, "checkpoint_write": 6}
+# A worker-kill trial's self-play searches deeper, so its worker plays for many seconds rather than
+# the smoke preset's one or two: a kill `delay` (<= 5 s) after the worker appears lands mid-game on
+# a fast machine too, instead of after the worker has finished its games (no fault injected).
+WORKER_KILL_OVERRIDES = ("mcts.simulations=160",)
 
 
 @dataclass
@@ -148,7 +152,7 @@ class Campaign:
     def run_trial(self, plan: TrialPlan, check_lock: bool = False) -> TrialOutcome:
         """One trial; `check_lock` also starts a second run on the directory while this one runs."""
         start = time.monotonic()
-        proc, resumed = self._start(plan.fault)
+        proc, resumed = self._start(plan.fault, WORKER_KILL_OVERRIDES if plan.kind == "worker_kill" else ())
         problems: list[str] = []
         hangs: list[str] = []
         injected = False
