@@ -20,6 +20,7 @@ from omegaconf import DictConfig, OmegaConf
 from alphazero.config import register_configs
 from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, DatasetOptions
 from alphazero.nn.config import ModelConfig
+from alphazero.pretrain.batches import FIXED_BOARD_MOVES
 from alphazero.train.config import TrainConfig
 from alphazero.validation import require, require_choice
 
@@ -70,6 +71,14 @@ class PretrainConfig:
     distill_temperature: softens the teacher's and the student's policies alike before they are
                         compared (Hinton et al. 2015); the term is scaled by its square so its
                         gradient keeps its size.
+    fixed_board_moves:  "recorded" (default) or "mapped": what augmentation does with the expert's
+                        move when the drawn symmetry leaves the board itself unchanged (the start
+                        position, a few openings). "recorded" keeps the sample as recorded, so the
+                        network learns WTHOR's convention (every game from f5) instead of spreading
+                        the start position's four equivalent moves evenly and naming one of them
+                        by noise; "mapped" maps the move like any other (the behaviour before
+                        2026-11-26). Play is the same either way; plain top-1 on WTHOR is not
+                        (~1.7 points of it are the start position). See batches.augment.
     best_metric:        the validation measure that picks `best.pt`: "top1_symmetric" (default),
                         "top1", "top3" or "policy_loss" (lowest wins). Not plain top1 by default:
                         WTHOR writes every game from f5, and a network trained on all 8 symmetries
@@ -94,6 +103,7 @@ class PretrainConfig:
     value_target: str = "outcome"
     value_loss_weight: float = 1.0
     augment: bool = True  # a random board symmetry per sample
+    fixed_board_moves: str = "recorded"
     epochs: int = 3
     batch_size: int = 512
     optimizer: str = "adamw"
@@ -120,6 +130,7 @@ class PretrainConfig:
         require_choice("pretrain.value_target", self.value_target, VALUE_TARGETS)
         require_choice("pretrain.split", self.split, SPLIT_KINDS)
         require_choice("pretrain.best_metric", self.best_metric, tuple(BEST_METRICS))
+        require_choice("pretrain.fixed_board_moves", self.fixed_board_moves, FIXED_BOARD_MOVES)
         require_choice("pretrain.optimizer", self.optimizer, ("sgd", "adamw"))
         require_choice("pretrain.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
         require(self.epochs >= 1, "pretrain.epochs", self.epochs, ">= 1")

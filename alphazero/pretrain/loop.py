@@ -459,7 +459,8 @@ class PretrainRun:
                     self._validate_final()
                     return
                 batch = batches.training_batch(
-                    self.train_split, self.train_targets, self.order, self.state.batch_in_epoch, pre.batch_size, augment_rng, self.history
+                    self.train_split, self.train_targets, self.order, self.state.batch_in_epoch, pre.batch_size, augment_rng, self.history,
+                    pre.fixed_board_moves,
                 )
                 losses = self.train_step(batch)
                 self.state.step += 1

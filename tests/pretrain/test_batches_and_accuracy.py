@@ -10,7 +10,9 @@ from alphazero.nn.checkpoint import build_network, save_checkpoint
 from alphazero.nn.config import model_preset
 from alphazero.othello.bitboard import START_BLACK, START_WHITE, legal_action_mask_batch
 from alphazero.othello.symmetry import transform_action, transform_bitboard
+from alphazero.othello.notation import parse_square, square_name
 from alphazero.pretrain import batches
+from alphazero.pretrain.batches import Batch
 from alphazero.pretrain.accuracy import batch_statistics, evaluate_accuracy, symmetric_hits
 
 from .helpers import FIXTURES, VALIDATION_YEAR, write_two_years
@@ -58,6 +60,46 @@ def test_augmented_expert_moves_stay_legal_and_values_unchanged(dataset):
     assert np.array_equal(augmented.positions[identity], plain.positions[identity])
     assert np.array_equal(augmented.moves[identity], plain.moves[identity])
     assert not np.array_equal(augmented.positions[~identity], plain.positions[~identity])
+
+
+def test_a_symmetry_that_fixes_the_board_keeps_the_recorded_move_unless_asked_to_map_it():
+    f5 = parse_square("f5")
+    start = Batch(
+        positions=np.array([[START_BLACK, START_WHITE]] * 8, dtype=np.uint64),
+        moves=np.full(8, f5, dtype=np.int64),
+        values=np.zeros(8, dtype=np.float32),
+    )
+    symmetries = np.arange(8)
+    fixing = np.array([transform_bitboard(START_BLACK, s) == START_BLACK and transform_bitboard(START_WHITE, s) == START_WHITE for s in range(8)])
+    assert fixing.sum() == 4  # identity, the half turn and the two diagonal reflections
+
+    recorded = batches.augment(start, symmetries)
+    mapped = batches.augment(start, symmetries, fixed_board_moves="mapped")
+    assert np.array_equal(recorded.positions, mapped.positions)
+    assert (recorded.moves[fixing] == f5).all()  # the start position always names WTHOR's f5
+    assert sorted(square_name(int(m)) for m in mapped.moves[fixing]) == ["c4", "d3", "e6", "f5"]
+    # a symmetry that moves the board maps the move with it, either way
+    expected = [transform_action(f5, int(s)) for s in symmetries[~fixing]]
+    assert list(recorded.moves[~fixing]) == list(mapped.moves[~fixing]) == expected
+    legal = legal_action_mask_batch(recorded.positions)
+    assert legal[np.arange(8), recorded.moves].all()
+    with pytest.raises(ValueError, match="fixed_board_moves"):
+        batches.augment(start, symmetries, fixed_board_moves="twins")
+
+
+def test_only_boards_a_symmetry_fixes_keep_their_move_in_game_batches(dataset):
+    split = dataset.train
+    plain = batches.training_batch(split, batches.value_targets(split, "outcome"), np.arange(len(split)), 0, len(split), None)
+    symmetries = np.random.default_rng(3).integers(0, 8, len(plain))
+    recorded = batches.augment(plain, symmetries)
+    mapped = batches.augment(plain, symmetries, fixed_board_moves="mapped")
+    fixed = np.array([
+        transform_bitboard(p[0], int(s)) == p[0] and transform_bitboard(p[1], int(s)) == p[1]
+        for p, s in zip(plain.positions, symmetries)
+    ])
+    assert fixed.any() and (~fixed).any()
+    assert np.array_equal(recorded.moves[fixed], plain.moves[fixed])
+    assert np.array_equal(recorded.moves[~fixed], mapped.moves[~fixed])
 
 
 def test_an_illegal_move_with_the_top_logit_never_counts_as_the_prediction():
