@@ -14,7 +14,10 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
   `refresh()` after changing such weights.
 - `torch.inference_mode()` for every call (no autograd bookkeeping).
 - On CUDA: the bitboards (24 bytes per position) are unpacked into planes on the GPU, and the
-  forward pass runs under bf16 autocast (fp16 where bf16 is unsupported).
+  forward pass runs under bf16 autocast (fp16 where bf16 is unsupported). Batches of at least
+  `CUDA_CHANNELS_LAST_MIN_BATCH` go through a channels-last copy of the model (cuDNN's NHWC
+  tensor-core kernels: on an H100 the medium network's device work ran 1.39-1.42x faster at
+  4,096-16,384 positions), smaller ones through the NCHW model (channels-last was 0.93x at 1,024).
 - On CPU: float32 everywhere (autocast off), the planes unpacked by a numba kernel, activations in
   channels-last layout (faster than NCHW at every batch size measured); batches of at least
   `cpu_inference.MIN_BATCH` go through oneDNN's fused conv+bias+add+ReLU kernels
@@ -94,6 +97,12 @@ def resolve_precision(precision: str, device: torch.device) -> torch.dtype | Non
     return torch.bfloat16 if precision == "bf16" else torch.float16
 
 
+# Smallest CUDA batch run in channels-last layout. Measured on an H100, medium network, bf16
+# (docs/benchmarks.md, 2026-11-26): NCHW wins at 1,024 (375k vs 349k evals/s), channels-last at
+# 4,096 (676k vs 485k); 2,048 lies between the two and was not measured.
+CUDA_CHANNELS_LAST_MIN_BATCH = 2048
+
+
 class NetworkEvaluator:
     """Evaluator protocol over an AlphaZeroNet; see the module docstring for the contract."""
 
@@ -126,10 +135,18 @@ class NetworkEvaluator:
         model = fuse_for_inference(self.net).to(self.device)
         if self.device.type == "cpu":
             model = model.to(memory_format=torch.channels_last)
+            self._small_batch_layout = self._large_batch_layout = torch.channels_last
+            self._large_batch_min = cpu_inference.MIN_BATCH
+            self._large_batch_model = _mkldnn_forward_or(model) if self.cpu_kernels == "auto" else model
+        elif self.device.type == "cuda":
+            self._small_batch_layout, self._large_batch_layout = torch.contiguous_format, torch.channels_last
+            self._large_batch_min = CUDA_CHANNELS_LAST_MIN_BATCH
+            self._large_batch_model = fuse_for_inference(self.net).to(self.device).to(memory_format=torch.channels_last)
+        else:  # mps: layouts not measured; NCHW throughout
+            self._small_batch_layout = self._large_batch_layout = torch.contiguous_format
+            self._large_batch_min = 1
+            self._large_batch_model = model
         self._model = model
-        self._large_batch_model = model
-        if self.device.type == "cpu" and self.cpu_kernels == "auto":
-            self._large_batch_model = _mkldnn_forward_or(model)
         self._tracked_tensors = list(self.net.parameters()) + list(self.net.buffers())
         self._weights_version = self._current_weights_version()
 
@@ -151,7 +168,8 @@ class NetworkEvaluator:
         if n == 0:
             return np.zeros((0, NUM_ACTIONS), dtype=np.float32), np.zeros(0, dtype=np.float32)
         planes, legal_mask = self._planes(positions)
-        model = self._large_batch_model if n >= cpu_inference.MIN_BATCH else self._model
+        model, layout = self._model_and_layout(n)
+        planes = planes.contiguous(memory_format=layout)
         with torch.inference_mode(), self._autocast():
             logits, values = model(planes)
             logits = logits.float().cpu()
@@ -169,10 +187,8 @@ class NetworkEvaluator:
         if self._current_weights_version() != self._weights_version:
             self.refresh()
         n = packed.shape[0]
-        planes = planes_from_packed(packed)
-        if self.device.type == "cpu":
-            planes = planes.contiguous(memory_format=torch.channels_last)
-        model = self._large_batch_model if n >= cpu_inference.MIN_BATCH else self._model
+        model, layout = self._model_and_layout(n)
+        planes = planes_from_packed(packed).contiguous(memory_format=layout)
         with self._autocast():
             logits, values = model(planes)
         priors = masked_softmax(logits.float(), legal_mask_from_packed(packed))
@@ -184,10 +200,16 @@ class NetworkEvaluator:
         """(planes on the device, legal_mask bool[N, 65] numpy)."""
         if self.device.type == "cpu":
             planes, legal_mask = encode_positions_and_mask(positions)
-            return torch.from_numpy(planes).contiguous(memory_format=torch.channels_last), legal_mask
+            return torch.from_numpy(planes), legal_mask
         packed, legal_mask = pack_positions_and_mask(positions)
         packed = torch.from_numpy(packed.view(np.int64)).to(self.device, non_blocking=True)
         return planes_from_packed(packed), legal_mask
+
+    def _model_and_layout(self, batch: int):
+        """The inference model for a batch of `batch` positions and the memory layout its input takes."""
+        if batch >= self._large_batch_min:
+            return self._large_batch_model, self._large_batch_layout
+        return self._model, self._small_batch_layout
 
     def _autocast(self):
         if self.autocast_dtype is None:

@@ -6,10 +6,11 @@ import torch
 
 from alphazero.nn import cpu_inference
 from alphazero.nn.config import model_preset
-from alphazero.nn.encoding import encode_positions_and_mask
-from alphazero.nn.inference import NetworkEvaluator, resolve_device, resolve_precision
+from alphazero.nn.encoding import encode_positions_and_mask, pack_positions_and_mask
+from alphazero.nn.inference import CUDA_CHANNELS_LAST_MIN_BATCH, NetworkEvaluator, resolve_device, resolve_precision
 from alphazero.nn.model import AlphaZeroNet, masked_softmax
 from alphazero.othello.bitboard import PASS
+from alphazero.othello.playout import random_positions
 
 from .helpers import randomize_batch_norm
 
@@ -139,3 +140,21 @@ def test_cuda_evaluator_agrees_with_cpu_within_bf16_tolerance(net, positions):
     assert (priors[~legal] == 0).all()
     np.testing.assert_allclose(priors, cpu_priors, atol=0.05)
     np.testing.assert_allclose(values, cpu_values, atol=0.05)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_large_batches_go_through_the_channels_last_copy_and_agree_with_small_ones(net):
+    positions = random_positions(CUDA_CHANNELS_LAST_MIN_BATCH, seed=3)
+    evaluator = NetworkEvaluator(net, device="cuda")
+    model, layout = evaluator._model_and_layout(len(positions))
+    assert model is evaluator._large_batch_model and layout is torch.channels_last
+    assert evaluator._model_and_layout(len(positions) - 1)[1] is torch.contiguous_format
+    large_priors, large_values = evaluator(positions)
+    chunks = [evaluator(chunk) for chunk in np.array_split(positions, 4)]  # each below the threshold
+    np.testing.assert_allclose(large_priors, np.concatenate([p for p, _ in chunks]), atol=0.02)
+    np.testing.assert_allclose(large_values, np.concatenate([v for _, v in chunks]), atol=0.02)
+    packed, _ = pack_positions_and_mask(positions)
+    with torch.inference_mode():
+        packed_priors, packed_values = evaluator.evaluate_packed(torch.from_numpy(packed.view(np.int64)).cuda())
+    np.testing.assert_allclose(packed_priors.cpu().numpy(), large_priors, atol=1e-5)
+    np.testing.assert_allclose(packed_values.cpu().numpy(), large_values, atol=1e-5)
