@@ -27,10 +27,10 @@ import numpy as np
 import torch
 
 from alphazero.nn.checkpoint import build_network, load_checkpoint
-from alphazero.nn.config import PRESET_NAMES, model_preset
+from alphazero.nn.config import MEMORY_FORMATS, PRESET_NAMES, model_preset
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import NetworkEvaluator, resolve_device
-from alphazero.nn.model import count_parameters, masked_softmax, policy_cross_entropy
+from alphazero.nn.model import count_parameters, masked_softmax, policy_cross_entropy, training_memory_format
 from alphazero.othello.history import HISTORY_TOKENS
 from alphazero.othello.playout import random_positions  # noqa: F401 (used below and by other benches)
 
@@ -128,9 +128,10 @@ def main(argv):
     parser.add_argument("--cpu-kernels", default="auto", choices=["auto", "eager"], help="NetworkEvaluator's cpu_kernels")
     parser.add_argument(
         "--train-memory-format",
-        default="channels_last",
-        choices=["channels_last", "contiguous"],
-        help="layout of the training net's weights and inputs (channels_last was faster on CPU)",
+        default="auto",
+        choices=list(MEMORY_FORMATS),
+        help="layout of the training net's weights and inputs; auto = what train.memory_format=auto "
+        "picks on the device (channels-last on CPU, NCHW on CUDA)",
     )
     parser.add_argument("--repeats", type=int, default=7, help="timed windows per figure; the best is reported")
     parser.add_argument("--window", type=float, default=0.25, help="seconds per timed window")
@@ -163,14 +164,14 @@ def main(argv):
         "clock": args.clock,
         "device": str(device),
         "cpu_kernels": args.cpu_kernels,
-        "train_memory_format": args.train_memory_format,
+        "train_memory_format": "channels_last" if training_memory_format(args.train_memory_format, device) is torch.channels_last else "contiguous",
     }
     for batch in INFERENCE_BATCHES:
         best, median = measure_inference(net, positions, batch, device, args.repeats, args.window, args.cpu_kernels, clock)
         result[f"evals_per_second_batch{batch}"] = best
         result[f"median_evals_per_second_batch{batch}"] = median
     if not args.skip_training:
-        channels_last = args.train_memory_format == "channels_last"
+        channels_last = training_memory_format(args.train_memory_format, device) is torch.channels_last
         best, median = measure_training(net, positions, device, args.repeats, args.window, channels_last, clock)
         result[f"train_samples_per_second_batch{TRAIN_BATCH}"] = best
         result[f"median_train_samples_per_second_batch{TRAIN_BATCH}"] = median

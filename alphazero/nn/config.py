@@ -43,6 +43,11 @@ from dataclasses import dataclass
 from alphazero.nn.encoding import NUM_PLANES
 
 
+# Layouts a network can train in (train.memory_format, pretrain.memory_format); what "auto"
+# means is alphazero.nn.model.training_memory_format's docstring.
+MEMORY_FORMATS = ("auto", "channels_last", "contiguous")
+
+
 @dataclass
 class ModelConfig:
     """The defaults are the `small` preset.

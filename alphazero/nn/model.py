@@ -15,7 +15,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from alphazero.nn.config import ModelConfig
+from alphazero.nn.config import MEMORY_FORMATS, ModelConfig
 from alphazero.othello.bitboard import NUM_ACTIONS
 
 
@@ -144,6 +144,23 @@ def fuse_for_inference(net: nn.Module) -> nn.Module:
     for parameter in fused.parameters():
         parameter.requires_grad_(False)
     return fused
+
+
+def training_memory_format(name: str, device: torch.device) -> torch.memory_format:
+    """The layout of a training network's weights and input planes for `name` in MEMORY_FORMATS.
+
+    "auto" is channels-last on CPU, where the small network's trainer step ran 1.06-1.17x faster in
+    it (2-core machine, batch 256, 2026-11-26; docs/benchmarks.md), and NCHW elsewhere: on an H100
+    channels-last made the medium network's inference 1.4x faster at 4,096+ positions but 0.93x
+    at 1,024, and training there has not been measured in it yet (docs/gpu-next/train_layout.py
+    is the measurement). The layout changes speed only: the same function is computed (up to
+    float rounding), and checkpoints load into either.
+    """
+    if name not in MEMORY_FORMATS:
+        raise ValueError(f"unknown memory format {name!r}; expected one of {', '.join(MEMORY_FORMATS)}")
+    if name == "channels_last" or (name == "auto" and device.type == "cpu"):
+        return torch.channels_last
+    return torch.contiguous_format
 
 
 def count_parameters(net: nn.Module) -> int:

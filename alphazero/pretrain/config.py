@@ -19,7 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from alphazero.config import register_configs
 from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, DatasetOptions
-from alphazero.nn.config import ModelConfig
+from alphazero.nn.config import MEMORY_FORMATS, ModelConfig
 from alphazero.pretrain.batches import FIXED_BOARD_MOVES
 from alphazero.train.config import TrainConfig
 from alphazero.validation import require, require_choice
@@ -52,6 +52,9 @@ class PretrainConfig:
                         train.mixed_precision; ignored on CPU, where bf16 ran slower than float32.
                         On an H100 the medium network trains about 3x faster with it
                         (../shared/GPU.md: 148k against 51k samples/s).
+    memory_format:      layout of the trained network and its input planes: "auto" (channels-last
+                        on CPU, NCHW on CUDA), "channels_last" or "contiguous"; speed only
+                        (alphazero.nn.model.training_memory_format).
     init_from:          a checkpoint whose weights start the network (same model preset); the
                         optimizer and LR schedule start fresh. This continues an earlier network
                         (e.g. checkpoints/warmstart.pt) with a new, longer schedule; a resume of
@@ -117,6 +120,7 @@ class PretrainConfig:
     grad_clip: float = 5.0
     device: str = "auto"
     mixed_precision: bool = True  # bf16 autocast on CUDA; ignored on CPU
+    memory_format: str = "auto"  # auto, channels_last or contiguous; as train.memory_format
     threads: int = 1  # torch CPU threads
     log_every_steps: int = 100
     eval_every_steps: int = 2000
@@ -133,6 +137,7 @@ class PretrainConfig:
         require_choice("pretrain.fixed_board_moves", self.fixed_board_moves, FIXED_BOARD_MOVES)
         require_choice("pretrain.optimizer", self.optimizer, ("sgd", "adamw"))
         require_choice("pretrain.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
+        require_choice("pretrain.memory_format", self.memory_format, MEMORY_FORMATS)
         require(self.epochs >= 1, "pretrain.epochs", self.epochs, ">= 1")
         require(self.batch_size >= 1, "pretrain.batch_size", self.batch_size, ">= 1")
         require(self.lr > 0, "pretrain.lr", self.lr, "> 0")

@@ -40,7 +40,7 @@ from alphazero.data.dataset import ensure_dataset
 from alphazero.nn.checkpoint import CheckpointError, build_network, load_checkpoint, load_weights, save_checkpoint
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import resolve_device
-from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_entropy
+from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_entropy, training_memory_format
 from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
 from alphazero.pretrain.config import BEST_METRICS, PretrainRootConfig, to_yaml
@@ -123,7 +123,8 @@ class PretrainRun:
 
         settings = pre.optimizer_settings()
         settings.lr_total_steps = pre.lr_total_steps or pre.epochs * self.steps_per_epoch
-        self.net = build_network(cfg.model).to(self.device)
+        self.memory_format = training_memory_format(pre.memory_format, self.device)
+        self.net = build_network(cfg.model).to(self.device).to(memory_format=self.memory_format)
         self.optimizer = build_optimizer(self.net, settings)
         self.scheduler = build_scheduler(self.optimizer, settings)
 
@@ -159,7 +160,7 @@ class PretrainRun:
     def _load_teacher(self, path: Path) -> torch.nn.Module:
         """The network to distil from (`pretrain.teacher`), frozen in eval mode on the training device."""
         checkpoint = check_teacher(path)
-        teacher = build_network(checkpoint.model_config).to(self.device)
+        teacher = build_network(checkpoint.model_config).to(self.device).to(memory_format=self.memory_format)
         load_weights(teacher, checkpoint.state_dict, source=str(path))
         teacher.eval().requires_grad_(False)
         model = checkpoint.model_config
@@ -243,7 +244,7 @@ class PretrainRun:
         pre = self.cfg.pretrain
         self.net.train()
         planes, legal = encode_positions_and_mask(batch.positions)
-        planes = torch.from_numpy(planes).to(self.device, non_blocking=True)
+        planes = torch.from_numpy(planes).to(self.device, non_blocking=True).contiguous(memory_format=self.memory_format)
         legal = torch.from_numpy(legal).to(self.device)
         moves = torch.from_numpy(batch.moves).to(self.device)
         targets = torch.from_numpy(batch.values).to(self.device)

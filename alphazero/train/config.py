@@ -3,6 +3,7 @@
 
 from dataclasses import dataclass, field
 
+from alphazero.nn.config import MEMORY_FORMATS
 from alphazero.validation import require, require_choice
 
 # Distinct positions after k plies from the start (transpositions merged): the most distinct
@@ -47,6 +48,9 @@ class TrainConfig:
     value_target_q_weight: float = 0.0
     grad_clip: float = 5.0  # 0 disables clipping
     mixed_precision: bool = True  # bf16 autocast on CUDA; ignored on CPU
+    # Layout of the trained network and its input: auto (channels-last on CPU, NCHW on CUDA),
+    # channels_last or contiguous (NCHW); speed only (alphazero.nn.model.training_memory_format).
+    memory_format: str = "auto"
     augment: bool = True  # random board symmetry per sample
     init_from: str = ""  # checkpoint to start the network from (e.g. checkpoints/warmstart.pt)
     checkpoint_every_steps: int = 500  # numbered checkpoints (latest.pt is written every iteration)
@@ -54,6 +58,7 @@ class TrainConfig:
     def __post_init__(self):
         require_choice("train.optimizer", self.optimizer, ("sgd", "adamw"))
         require_choice("train.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
+        require_choice("train.memory_format", self.memory_format, MEMORY_FORMATS)
         require(self.lr > 0, "train.lr", self.lr, "> 0")
         require(0 <= self.momentum < 1, "train.momentum", self.momentum, "in [0, 1)")
         require(self.weight_decay >= 0, "train.weight_decay", self.weight_decay, ">= 0")

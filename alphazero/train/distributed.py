@@ -226,6 +226,12 @@ class DistributedTrainer(Trainer):
         self.stopped = False
         self._global_policy_rows = None
 
+    @staticmethod
+    def _memory_format(cfg: TrainConfig, device: torch.device) -> torch.memory_format:
+        """NCHW whatever train.memory_format says: DDP lays its gradient buckets out contiguously,
+        and channels-last gradients would be copied in and out of them on every step."""
+        return torch.contiguous_format
+
     def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
              policy_mask: np.ndarray | None = None) -> dict:
         """Rank 0: one step on the global batch (sent to every process first)."""

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from alphazero.nn.encoding import encode_positions
-from alphazero.nn.model import masked_log_softmax
+from alphazero.nn.model import masked_log_softmax, training_memory_format
 from alphazero.othello.bitboard import legal_action_mask_batch
 from alphazero.train.config import TrainConfig
 
@@ -53,7 +53,8 @@ class Trainer:
     """Owns the optimizer and scheduler of one network; `step` trains on one batch."""
 
     def __init__(self, net: torch.nn.Module, cfg: TrainConfig, device: torch.device):
-        self.net = net.to(device)
+        self.memory_format = self._memory_format(cfg, device)
+        self.net = net.to(device).to(memory_format=self.memory_format)
         # What the forward pass calls: the network itself, or its DistributedDataParallel wrapper
         # (alphazero.train.distributed), which averages the gradients over the processes.
         self.model = self.net
@@ -63,11 +64,16 @@ class Trainer:
         self.scheduler = build_scheduler(self.optimizer, cfg)
         self.use_autocast = cfg.mixed_precision and device.type == "cuda"
 
+    @staticmethod
+    def _memory_format(cfg: TrainConfig, device: torch.device) -> torch.memory_format:
+        return training_memory_format(cfg.memory_format, device)
+
     def losses(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
                policy_mask: np.ndarray | None = None) -> dict:
         """Loss terms (tensors) for a batch; used by `step` and by evaluation without gradients.
         policy_mask: bool[n] or None; rows with False count in the value loss only."""
         planes = torch.from_numpy(encode_positions(positions)).to(self.device, non_blocking=True)
+        planes = planes.contiguous(memory_format=self.memory_format)
         legal = torch.from_numpy(legal_action_mask_batch(positions)).to(self.device)
         target_pi = torch.from_numpy(np.asarray(target_policies, dtype=np.float32)).to(self.device)
         target_v = torch.from_numpy(np.asarray(target_values, dtype=np.float32)).to(self.device)

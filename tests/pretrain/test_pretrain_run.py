@@ -201,6 +201,17 @@ def test_mixed_precision_leaves_cpu_training_in_float32(workspace):
         assert torch.equal(with_flag[name], tensor), name
 
 
+def test_memory_format_changes_the_layout_not_the_training(workspace):
+    """pretrain.memory_format is speed only: channels-last and NCHW runs reach the same weights.
+    SGD, not the default AdamW: Adam divides each gradient by its own running size, so a weight
+    whose gradient is ~0 moves by a full step on rounding noise, which differs between layouts."""
+    channels_last = _weights_after_steps(workspace, "layout-cl", 3, memory_format="channels_last", device="cpu", optimizer="sgd")
+    nchw = _weights_after_steps(workspace, "layout-nchw", 3, memory_format="contiguous", device="cpu", optimizer="sgd")
+    assert not channels_last["stem.conv.weight"].is_contiguous() and nchw["stem.conv.weight"].is_contiguous()
+    for name, tensor in nchw.items():
+        torch.testing.assert_close(channels_last[name].float(), tensor.float(), rtol=1e-4, atol=1e-5, msg=lambda m: f"{name}: {m}")
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: bf16 autocast is used on CUDA only")
 def test_mixed_precision_on_cuda_trains_close_to_float32_and_lowers_the_loss(workspace):
     run_dir = workspace / "mixed-cuda"
