@@ -27,7 +27,7 @@ net = build_network(cfg.model).eval()
 device = torch.device("cuda")
 layouts = {"nchw": torch.contiguous_format, "channels_last": torch.channels_last}
 models = {name: fuse_for_inference(net).to(device).to(memory_format=fmt) for name, fmt in layouts.items()}
-for batch in (1024, 4096, 6144, 16384):
+for batch in (1024, 2048, 4096, 6144, 16384):
     packed_np, _ = pack_positions_and_mask(random_positions(batch, 0))
     packed = torch.from_numpy(packed_np.view(np.int64)).to(device)
     outputs = {}
