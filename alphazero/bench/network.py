@@ -151,6 +151,7 @@ def main(argv):
     device = resolve_device(args.device)
     net = build_network(cfg)
     positions = random_positions(max(INFERENCE_BATCHES + (TRAIN_BATCH,)), seed=1)
+    train_channels_last = training_memory_format(args.train_memory_format, device) is torch.channels_last
 
     result = {
         "preset": None if args.checkpoint else args.preset,
@@ -164,15 +165,14 @@ def main(argv):
         "clock": args.clock,
         "device": str(device),
         "cpu_kernels": args.cpu_kernels,
-        "train_memory_format": "channels_last" if training_memory_format(args.train_memory_format, device) is torch.channels_last else "contiguous",
+        "train_memory_format": "channels_last" if train_channels_last else "contiguous",
     }
     for batch in INFERENCE_BATCHES:
         best, median = measure_inference(net, positions, batch, device, args.repeats, args.window, args.cpu_kernels, clock)
         result[f"evals_per_second_batch{batch}"] = best
         result[f"median_evals_per_second_batch{batch}"] = median
     if not args.skip_training:
-        channels_last = training_memory_format(args.train_memory_format, device) is torch.channels_last
-        best, median = measure_training(net, positions, device, args.repeats, args.window, channels_last, clock)
+        best, median = measure_training(net, positions, device, args.repeats, args.window, train_channels_last, clock)
         result[f"train_samples_per_second_batch{TRAIN_BATCH}"] = best
         result[f"median_train_samples_per_second_batch{TRAIN_BATCH}"] = median
     return result

@@ -32,6 +32,7 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
 from __future__ import annotations
 
 import contextlib
+import copy
 import operator
 
 import numpy as np
@@ -141,7 +142,7 @@ class NetworkEvaluator:
         elif self.device.type == "cuda":
             self._small_batch_layout, self._large_batch_layout = torch.contiguous_format, torch.channels_last
             self._large_batch_min = CUDA_CHANNELS_LAST_MIN_BATCH
-            self._large_batch_model = fuse_for_inference(self.net).to(self.device).to(memory_format=torch.channels_last)
+            self._large_batch_model = copy.deepcopy(model).to(memory_format=torch.channels_last)
         else:  # mps: layouts not measured; NCHW throughout
             self._small_batch_layout = self._large_batch_layout = torch.contiguous_format
             self._large_batch_min = 1

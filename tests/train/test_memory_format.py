@@ -56,7 +56,7 @@ def test_training_in_channels_last_computes_what_nchw_computes():
         assert losses["channels_last"]["total"] == pytest.approx(losses["contiguous"]["total"], rel=1e-4)
     for a, b in zip(trainers["channels_last"].net.state_dict().values(), trainers["contiguous"].net.state_dict().values()):
         torch.testing.assert_close(a.float(), b.float(), rtol=1e-4, atol=1e-5)
-    # A channels-last network's checkpoint weights load into an NCHW one and back.
+    # A channels-last network's weights load into an NCHW network, which stays NCHW.
     plain = build_network(model_preset("tiny"))
     plain.load_state_dict(trainers["channels_last"].net.state_dict())
     assert all(p.is_contiguous() for p in plain.parameters())
