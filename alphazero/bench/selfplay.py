@@ -60,7 +60,7 @@ def load_preset(preset: str, overrides=()):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from alphazero.config import register_configs, to_typed
+    from alphazero.train.schema import register_configs, to_typed
 
     register_configs()
     GlobalHydra.instance().clear()

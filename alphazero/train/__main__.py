@@ -18,7 +18,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from alphazero.config import register_configs, to_typed
+from alphazero.train.schema import register_configs, to_typed
 
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 

@@ -66,6 +66,9 @@ class TrainConfig:
         require(self.replay_ratio > 0, "train.replay_ratio", self.replay_ratio, "> 0")
         require(self.window_positions >= self.batch_size, "train.window_positions", self.window_positions, f">= train.batch_size ({self.batch_size})")
         require(self.min_positions >= 1, "train.min_positions", self.min_positions, ">= 1")
+        # Training waits until the window holds min_positions, which it never can above its size.
+        require(self.min_positions <= self.window_positions, "train.min_positions", self.min_positions,
+                f"<= train.window_positions ({self.window_positions})")
         require(self.threads >= 1, "train.threads", self.threads, ">= 1")
         require(self.lr_warmup_steps >= 0, "train.lr_warmup_steps", self.lr_warmup_steps, ">= 0")
         require(self.lr_total_steps >= 1, "train.lr_total_steps", self.lr_total_steps, ">= 1")

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from alphazero.config import Config, to_yaml
+from alphazero.train.schema import Config, to_yaml
 from alphazero.fault_hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
@@ -147,8 +147,8 @@ class TrainingRun:
             self.net = build_network(latest.model_config)
             self.net.load_state_dict(latest.state_dict)
             self.trainer = Trainer(self.net, cfg.train, self.device)
-            self.trainer.optimizer.load_state_dict(latest.optimizer_state)
-            self.trainer.scheduler.load_state_dict(latest.scheduler_state)
+            for change in self.trainer.load_state(latest.optimizer_state, latest.scheduler_state):
+                log.info("resume: %s", change)
             saved = dict(latest.extra)
             saved_rng = saved.pop("rng", None)
             known = {f.name for f in dataclasses.fields(RunState)}
@@ -184,6 +184,7 @@ class TrainingRun:
             )
         self.seconds_at_start = self.state.seconds
         self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions,
+                                   min_positions_to_sample=cfg.train.min_positions,
                                    value_target_q_weight=cfg.train.value_target_q_weight)
         self.metrics = Metrics(self.run_dir / "tb", purge_step=resume_purge_step(self.state.step) if cfg.run.resume else None)
         log.info(

@@ -24,7 +24,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from alphazero.config import Config, to_typed
+from alphazero.train.schema import Config, to_typed
 from alphazero.nn.config import ModelConfig
 
 
@@ -100,7 +100,7 @@ def check_known_key(key: str, override_text: str, schema: type = Config) -> None
     if key in keys or key == "experiment":
         return
     nearest = difflib.get_close_matches(key, keys, n=1, cutoff=0.5)
-    hint = f"; did you mean {nearest[0]!r}?" if nearest else "; see alphazero/config.py for the keys"
+    hint = f"; did you mean {nearest[0]!r}?" if nearest else "; see alphazero/train/schema.py for the keys"
     raise StartRefused(f"unknown config key {key!r} in override {override_text!r}{hint}")
 
 
@@ -161,6 +161,12 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
         saved = _saved_model(run_dir / "config.yaml")
         if saved is not None:
             _check_same_model(saved, cfg.model, str(run_dir / "config.yaml"))
+        saved_optimizer = _saved_value(run_dir / "config.yaml", "train", "optimizer")
+        if saved_optimizer not in (None, cfg.train.optimizer):
+            raise StartRefused(
+                f"train.optimizer={cfg.train.optimizer} but the run in {run_dir} trains with {saved_optimizer} (its optimizer state "
+                f"cannot continue another kind); resume with train.optimizer={saved_optimizer}"
+            )
     elif cfg.train.init_from:
         check_init_from(cfg.train.init_from, cfg.model, "train.init_from")
 
@@ -195,6 +201,16 @@ def _saved_model(config_file: Path) -> ModelConfig | None:
     try:
         saved = OmegaConf.to_container(OmegaConf.load(config_file)).get("model")
         return ModelConfig(**saved)
+    except Exception:
+        return None
+
+
+def _saved_value(config_file: Path, group: str, key: str):
+    """`group.key` of a run's saved config.yaml, or None if the file or the key is absent or unreadable."""
+    from omegaconf import OmegaConf
+
+    try:
+        return OmegaConf.to_container(OmegaConf.load(config_file)).get(group, {}).get(key)
     except Exception:
         return None
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alphazero.config import register_configs
+from alphazero.train.schema import register_configs
 from alphazero.train.__main__ import CONF_DIR
 from alphazero.train.startup import StartRefused, check_command_line, valid_keys
 

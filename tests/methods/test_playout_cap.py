@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.config import Config
+from alphazero.train.schema import Config
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import BatchedSearch

@@ -124,7 +124,7 @@ def test_bad_ray_values_are_refused_in_one_line_before_anything_starts(tmp_path)
 
 
 def test_backend_ray_without_ray_installed_is_refused_naming_the_extra(tmp_path, monkeypatch):
-    from alphazero.config import register_configs
+    from alphazero.train.schema import register_configs
     from alphazero.train.startup import StartRefused, check_command_line
 
     register_configs()

@@ -7,7 +7,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.errors import ConfigCompositionException
 
-from alphazero.config import Config, register_configs, to_typed
+from alphazero.train.schema import Config, register_configs, to_typed
 from alphazero.train.__main__ import CONF_DIR
 from alphazero.validation import ConfigValueError
 

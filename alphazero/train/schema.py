@@ -32,7 +32,14 @@ class Config:
     ray: RayConfig = field(default_factory=RayConfig)
 
     def __post_init__(self):
+        """Settings of different keys that contradict each other (each key's own range is checked by
+        its group's dataclass)."""
         require_board_only(self.model, "self-play and MCTS")
+        if self.train.lr_schedule == "cosine":
+            # The cosine decays over the steps after the warm-up: with none left it would drop to
+            # its floor the moment the warm-up ends.
+            require(self.train.lr_warmup_steps < self.train.lr_total_steps, "train.lr_warmup_steps", self.train.lr_warmup_steps,
+                    f"< train.lr_total_steps ({self.train.lr_total_steps}) with train.lr_schedule=cosine")
         if self.selfplay.playout_cap_fraction < 1:
             require(self.selfplay.playout_cap_small <= self.mcts.simulations, "selfplay.playout_cap_small",
                     self.selfplay.playout_cap_small, f"<= mcts.simulations ({self.mcts.simulations})")
