@@ -13,9 +13,16 @@ plus a header of int64 words per worker:
     REQUEST_SEQ   the worker's latest request number; written after the request's data and size
     RESPONSE_SEQ  the request number the response slot answers; written after the response's data
     SIZE          positions in the latest request
+    REQUEST_SUM   checksum of the request's positions, its number and its size (`slot_checksum`)
+    RESPONSE_SUM  checksum of the answer's priors and values, the request number and the size
 
-A worker writes its positions and SIZE, then bumps REQUEST_SEQ, and polls RESPONSE_SEQ until it
-equals its request number. The server polls all REQUEST_SEQ != RESPONSE_SEQ words at once (one
+A worker writes its positions, SIZE and REQUEST_SUM, then bumps REQUEST_SEQ, and polls
+RESPONSE_SEQ until it equals its request number and the answer it copied matches RESPONSE_SUM.
+The checksums make the protocol independent of the CPU's store order: on a weakly ordered CPU
+(aarch64) a reader may see a sequence number before the data written ahead of it, and then finds
+that the checksum does not match and looks again on its next pass (see `slot_checksum`); a slot
+is never evaluated, nor an answer taken, from data that is not the one its number names. The
+server polls all REQUEST_SEQ != RESPONSE_SEQ words at once (one
 numpy comparison), waits up to `server_wait_ms` for more workers, copies every pending request
 into one (pinned, on CUDA) staging buffer, moves it to the device with one non-blocking copy,
 unpacks the planes, runs the network and the masked softmax there, copies the [N, 66] result back
@@ -56,13 +63,15 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.selfplay.slot_checksum import slot_checksum
+
 log = logging.getLogger(__name__)
 
 RESPONSE_TIMEOUT_S = 120.0
 POINTER_CHECK_SECONDS = 0.5
 
 # Header words per worker.
-REQUEST_SEQ, RESPONSE_SEQ, SIZE = 0, 1, 2
+REQUEST_SEQ, RESPONSE_SEQ, SIZE, REQUEST_SUM, RESPONSE_SUM = 0, 1, 2, 3, 4
 HEADER_WORDS = 8
 # Server words (after the worker headers); word 3 held the busy time, now io + compute.
 STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_PID = 0, 1, 2, 4
@@ -190,27 +199,39 @@ class RemoteEvaluator:
         if n > self.channels.capacity:
             raise ValueError(f"RemoteEvaluator: {n} positions exceed the slot's capacity {self.channels.capacity}")
         packed, _ = self._pack(np.ascontiguousarray(positions, dtype=np.uint64))
-        self.request[:n] = packed.view(np.int64)
+        request = packed.view(np.int64)
+        self.request[:n] = request
         self.header[SIZE] = n
         self.request_no += 1
-        self.header[REQUEST_SEQ] = self.request_no  # the commit: written after the data
-        self._wait(self.request_no)
+        self.header[REQUEST_SUM] = slot_checksum(self.request_no, n, request)
+        self.header[REQUEST_SEQ] = self.request_no  # the commit: written after the data (the checksum makes its order moot)
+        answer = self._wait(self.request_no, n)
         self.calls += 1
         self.positions_evaluated += n
-        return self.priors[:n].copy(), self.values[:n].copy()
+        return answer
 
-    def _wait(self, request_no: int) -> None:
-        header = self.header
+    def _answer(self, request_no: int, n: int):
+        """The answer to request `request_no` if the response slot holds all of it, else None
+        (not answered yet, or seen before its data: see the module docstring)."""
+        if self.header[RESPONSE_SEQ] != request_no:
+            return None
+        priors, values = self.priors[:n].copy(), self.values[:n].copy()
+        if slot_checksum(request_no, n, priors, values) != self.header[RESPONSE_SUM]:
+            return None
+        return priors, values
+
+    def _wait(self, request_no: int, n: int):
         for _ in range(200):  # answers to large batches come in ~ms: spin briefly first
-            if header[RESPONSE_SEQ] == request_no:
-                return
+            if self.header[RESPONSE_SEQ] == request_no:
+                break
         deadline = time.monotonic() + RESPONSE_TIMEOUT_S
         pause = 20e-6
-        while header[RESPONSE_SEQ] != request_no:
+        while (answer := self._answer(request_no, n)) is None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"inference server gave no answer within {RESPONSE_TIMEOUT_S:.0f}s (worker {self.worker_id})")
             time.sleep(pause)
             pause = min(pause * 1.5, 1e-3)
+        return answer
 
 
 class ServerHandle:
@@ -299,11 +320,13 @@ class _Gatherer:
         channels, staging = self.channels, self.staging_np[buffer]
         parts, offset = [], 0
         for w in ready:
-            request_no = int(channels.header[w, REQUEST_SEQ])  # read before the size and the data
+            request_no = int(channels.header[w, REQUEST_SEQ])
             n = int(channels.header[w, SIZE])
             if not 0 < n <= channels.capacity:
                 continue  # a slot caught mid-rewrite by a replacement worker: answered next pass
             staging[offset : offset + n] = channels.requests[w, :n]
+            if slot_checksum(request_no, n, staging[offset : offset + n]) != channels.header[w, REQUEST_SUM]:
+                continue  # its number seen before all its data (or mid-rewrite): taken on a later pass
             parts.append((int(w), request_no, offset, n))
             offset += n
         return parts
@@ -313,7 +336,8 @@ class _Gatherer:
         for w, request_no, offset, n in parts:
             channels.priors[w, :n] = results[offset : offset + n, :65]
             channels.values[w, :n] = results[offset : offset + n, 65]
-            channels.header[w, RESPONSE_SEQ] = request_no  # the commit: written after the data
+            channels.header[w, RESPONSE_SUM] = slot_checksum(request_no, n, channels.priors[w, :n], channels.values[w, :n])
+            channels.header[w, RESPONSE_SEQ] = request_no  # the commit: written after the data (the checksum makes its order moot)
 
 
 class _Batch:
