@@ -69,7 +69,7 @@ def load_preset(preset: str, overrides=()):
     return to_typed(raw)
 
 
-def main(argv):
+def _parse(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench selfplay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=PRESETS, default="cpu")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or auto (default: the preset's selfplay.device)")
@@ -85,15 +85,11 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.warmup < 0:
         parser.error("--seconds must be > 0 and --warmup >= 0")
+    return args
 
-    import torch
 
-    from alphazero.nn.checkpoint import build_network
-    from alphazero.nn.inference import resolve_device
-    from alphazero.selfplay.throughput import GpuUtilization, PipelineCounters, network_evals_per_second, network_only_setting
-    from alphazero.selfplay.worker import WorkerPool
-    from alphazero.train import checkpoints
-
+def _config(args):
+    """The preset's typed config with the command line's choices applied."""
     overrides = list(args.overrides) + [f"selfplay.backend={args.backend}"]
     if args.backend == "ray":
         overrides.append(f"ray.address={args.ray_address}")
@@ -101,59 +97,92 @@ def main(argv):
         overrides.append(f"selfplay.workers={args.workers}")
     if args.inference_server != "preset":
         overrides.append(f"selfplay.inference_server={'true' if args.inference_server == 'on' else 'false'}")
-    cfg = load_preset(args.preset, overrides)
+    return load_preset(args.preset, overrides)
+
+
+def _start_pool(args, cfg, selfplay_cfg, run_dir: Path, net):
+    """The preset's workers, as a training run starts them, on `net` published as the best."""
+    from alphazero.selfplay.pool import WorkerPool
+    from alphazero.train import checkpoints
+
+    checkpoints.publish_best(run_dir, net, 0, 0.0, 0)
+    if args.backend == "ray":
+        from alphazero.selfplay.ray_backend import RayWorkerPool
+
+        return RayWorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, cfg.ray, seed=0, network=(0, net))
+    return WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
+
+
+def _wait_until_every_worker_plays(pool, workers: int, warmup: float) -> None:
+    """Until each worker has reported progress twice (processes started, kernels compiled), then
+    `warmup` seconds more."""
+    from alphazero.selfplay.reports import ErrorReport, ProgressReport
+
+    reports = {w: 0 for w in range(workers)}
+    started = time.perf_counter()
+    while min(reports.values()) < 2:
+        if time.perf_counter() - started > 600:
+            raise RuntimeError(f"workers did not all start playing within 600 s (progress reports: {reports})")
+        for report in pool.poll(timeout=0.5):
+            if isinstance(report, ProgressReport):
+                reports[report.worker] += 1
+            elif isinstance(report, ErrorReport):
+                raise RuntimeError(f"self-play worker {report.worker} failed:\n{report.message}")
+    warm_until = time.perf_counter() + warmup
+    while time.perf_counter() < warm_until:
+        pool.poll(timeout=0.5)
+
+
+def _measure(pool, seconds: float, gpu) -> dict:
+    """Moves, simulations and the pipeline's figures over `seconds` of the workers' reports."""
+    from alphazero.selfplay.reports import ProgressReport
+    from alphazero.selfplay.throughput import PipelineCounters
+
+    counters = PipelineCounters(pool)
+    gpu.reset()
+    moves = simulations = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for report in pool.poll(timeout=0.5):
+            if isinstance(report, ProgressReport):
+                counters.add_progress(report)
+                moves += report.moves
+                simulations += report.simulations
+    elapsed = time.perf_counter() - start
+    return {"seconds": elapsed, "moves": moves, "simulations": simulations, "figures": counters.figures(), "gpu": gpu.mean(),
+            "restarts": pool.restarts + (pool.server.restarts if getattr(pool, "server", None) is not None else 0)}
+
+
+def main(argv):
+    args = _parse(argv)
+
+    import torch
+
+    from alphazero.nn.checkpoint import build_network
+    from alphazero.nn.inference import resolve_device
+    from alphazero.selfplay.throughput import GpuUtilization, network_evals_per_second, network_only_setting
+
+    cfg = _config(args)
     device = resolve_device(args.device or cfg.selfplay.device)
     selfplay_cfg = dataclasses.replace(cfg.selfplay, device=str(device))
-
     run_dir = Path(tempfile.mkdtemp(prefix="alphazero-bench-selfplay-"))
     torch.manual_seed(0)
     net = build_network(cfg.model)
     net.eval()
-    checkpoints.publish_best(run_dir, net, 0, 0.0, 0)
     gpu = GpuUtilization()
-    if args.backend == "ray":
-        from alphazero.selfplay.ray_backend import RayWorkerPool
-
-        pool = RayWorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, cfg.ray, seed=0, network=(0, net))
-    else:
-        pool = WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
+    pool = _start_pool(args, cfg, selfplay_cfg, run_dir, net)
     try:
         for worker_id in range(selfplay_cfg.workers):
             pool.assign(worker_id, 0)
-        reports = {w: 0 for w in range(selfplay_cfg.workers)}
-        started = time.perf_counter()
-        while min(reports.values()) < 2:
-            if time.perf_counter() - started > 600:
-                raise RuntimeError(f"workers did not all start playing within 600 s (progress reports: {reports})")
-            for kind, worker_id, _, payload in pool.poll(timeout=0.5):
-                if kind == "progress":
-                    reports[worker_id] += 1
-                elif kind == "error":
-                    raise RuntimeError(f"self-play worker {worker_id} failed:\n{payload['message']}")
-        warm_until = time.perf_counter() + args.warmup
-        while time.perf_counter() < warm_until:
-            pool.poll(timeout=0.5)
-        counters = PipelineCounters(pool)
-        gpu.reset()
-        moves = simulations = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < args.seconds:
-            for kind, _, _, payload in pool.poll(timeout=0.5):
-                if kind in ("progress", "shard"):  # both carry the network calls since the last report
-                    counters.add_progress(payload)
-                if kind == "progress":
-                    moves += payload["moves"]
-                    simulations += payload["simulations"]
-        seconds = time.perf_counter() - start
-        figures = counters.figures()
-        gpu_utilization = gpu.mean()
-        restarts = pool.restarts + (pool.server.restarts if pool.server is not None else 0)
+        _wait_until_every_worker_plays(pool, selfplay_cfg.workers, args.warmup)
+        measured = _measure(pool, args.seconds, gpu)
     finally:
         pool.close()
         gpu.close()
         if not args.keep_dir:
             shutil.rmtree(run_dir, ignore_errors=True)
 
+    seconds, figures = measured["seconds"], measured["figures"]
     mean_batch = figures["mean_batch"]
     pipeline_rate = figures["evaluations_per_second"]
     # The network alone, at the batch the pipeline's network calls actually had (on a CPU: one
@@ -174,15 +203,15 @@ def main(argv):
         "inference_server": selfplay_cfg.inference_server,
         "server_pipeline": selfplay_cfg.server_pipeline if selfplay_cfg.inference_server else None,
         "seconds": round(seconds, 1),
-        "positions_per_second": round(moves / seconds, 1),
-        "simulations_per_second": round(simulations / seconds),
+        "positions_per_second": round(measured["moves"] / seconds, 1),
+        "simulations_per_second": round(measured["simulations"] / seconds),
         "pipeline_evals_per_second": round(pipeline_rate),
         "mean_batch": round(mean_batch, 1),
         "network_only_evals_per_second": round(network_rate),
         "pipeline_efficiency": round(pipeline_rate / network_rate, 3) if network_rate else None,
-        "gpu_utilization": None if gpu_utilization is None else round(gpu_utilization, 1),
+        "gpu_utilization": None if measured["gpu"] is None else round(measured["gpu"], 1),
         "worker_waiting": round(figures["evaluator_seconds"] / (selfplay_cfg.workers * seconds), 3),
         "server_time": figures["server_time"],
-        "process_restarts": restarts,
+        "process_restarts": measured["restarts"],
         "command": " ".join(["python -m alphazero.bench selfplay", *sys.argv[2:]]) if len(sys.argv) > 1 else None,
     }

@@ -58,6 +58,7 @@ import logging
 import os
 import threading
 import time
+import traceback
 import uuid
 from pathlib import Path
 
@@ -463,9 +464,19 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
                 state["id"] = pointer["id"]
         return state["evaluator"]
 
-    evaluator_for()  # load (and warm) the network before the first request
-    serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False),
-          pipeline=pipeline)
+    try:
+        evaluator_for()  # load (and warm) the network before the first request
+        serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False),
+              pipeline=pipeline)
+    except Exception:
+        # For the pool's restart budget: the error a server that keeps dying died of.
+        Path(error_file(channels)).write_text(traceback.format_exc())
+        raise
+
+
+def error_file(channels: SharedChannels) -> str:
+    """Where a dying server leaves its traceback (beside its channels, removed with them)."""
+    return channels.path + "-error"
 
 
 def worker_capacity(concurrent_games: int, leaves_per_step: int) -> int:
@@ -481,7 +492,7 @@ class InferenceServer:
     WATCHDOG_SECONDS = 0.2
 
     def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1, pipeline: bool = False,
-                 capacity: int = 1024):
+                 capacity: int = 1024, budget=None):
         self.ctx = ctx
         self.args = (run_dir, device, max_batch, wait_ms)
         self.pipeline = pipeline
@@ -489,6 +500,10 @@ class InferenceServer:
         self.channels = SharedChannels.create(workers, capacity)
         self.process = None
         self.restarts = 0
+        # restarts.RestartBudget, or None: restart whatever happens (a bench's server).
+        self.budget = budget
+        self._calls_at_start = 0
+        self._failure = None  # the budget's verdict, once spent
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self.start()
@@ -496,13 +511,18 @@ class InferenceServer:
         self._watchdog.start()
 
     def _watch(self) -> None:
+        from alphazero.selfplay.restarts import ProcessKeepsDying
+
         while not self._closing.wait(self.WATCHDOG_SECONDS):
             try:
                 self.ensure_alive()
+            except ProcessKeepsDying:
+                return  # the pool's next poll() finds the same and stops the run
             except Exception:  # noqa: BLE001 - the watchdog must not die; poll() retries too
                 log.exception("inference server watchdog: restart failed")
 
     def start(self) -> None:
+        self._calls_at_start = int(self.channels.server[SERVER_CALLS])
         self.process = self.ctx.Process(
             target=server_main,
             args=(*self.args, self.channels, None, self.threads, self.pipeline),
@@ -518,11 +538,26 @@ class InferenceServer:
         return server_stats(self.channels)
 
     def ensure_alive(self) -> bool:
-        """Restart the server if it died; True when it did."""
+        """Restart the server if it died; True when it did. Raises restarts.ProcessKeepsDying
+        when it keeps dying before answering anything (its budget)."""
         with self._lock:
+            if self._failure is not None:
+                raise self._failure
             if self._closing.is_set() or self.channels.server[STOP]:
                 return False
             if self.process is not None and not self.process.is_alive():
+                if self.budget is not None:
+                    if int(self.channels.server[SERVER_CALLS]) > self._calls_at_start:
+                        self.budget.delivered()
+                    error = Path(error_file(self.channels))
+                    if error.exists():
+                        self.budget.error(error.read_text())
+                        error.unlink(missing_ok=True)
+                    try:
+                        self.budget.died(self.process.exitcode)
+                    except Exception as failure:  # ProcessKeepsDying: every later call says the same
+                        self._failure = failure
+                        raise
                 log.warning("inference server died (exit code %s); restarting it", self.process.exitcode)
                 self.restarts += 1
                 self.start()
@@ -541,4 +576,5 @@ class InferenceServer:
             if self.process.is_alive():
                 self.process.kill()  # it ignores SIGTERM (see leave_stopping_to_the_parent)
                 self.process.join(2)
+        Path(error_file(self.channels)).unlink(missing_ok=True)
         self.channels.unlink()

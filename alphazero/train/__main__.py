@@ -31,6 +31,7 @@ _GROUP = None
 @hydra.main(version_base=None, config_path=CONF_DIR, config_name="config")
 def _entry(raw: DictConfig) -> None:
     from alphazero.train.loop import TrainingRun
+    from alphazero.selfplay.restarts import ProcessKeepsDying
     from alphazero.train.run_dir import DiskFullError, RunDirectoryError
 
     try:
@@ -46,6 +47,10 @@ def _entry(raw: DictConfig) -> None:
         # The run had started: its log (console and log.txt) says why it stopped, once.
         logging.getLogger("alphazero.train").error("%s", err)
         sys.exit(2)
+    except ProcessKeepsDying as err:
+        # A worker or the inference server that dies on every start: its last error, once.
+        logging.getLogger("alphazero.train").error("%s", err)
+        sys.exit(3)
     except (RunDirectoryError, ValueError) as err:
         _refuse(err)
     except KeyboardInterrupt:

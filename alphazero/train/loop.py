@@ -35,7 +35,8 @@ from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
 from alphazero.replay.buffer import ReplayBuffer
 from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, PipelineCounters, network_only_setting
-from alphazero.selfplay.worker import WorkerPool
+from alphazero.selfplay.pool import WorkerPool
+from alphazero.selfplay.reports import DiskFullReport, ProgressReport, ShardReport
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics, resume_purge_step
@@ -219,14 +220,22 @@ class TrainingRun:
             or (run.max_steps and self.state.step >= run.max_steps)
         )
 
-    def _record_shard(self, payload: dict) -> None:
-        self.pipeline.add_progress(payload)
-        self.selfplay_stats["games"] += payload["games"]
-        self.selfplay_stats["positions"] += payload["positions"]
-        self.selfplay_stats["simulations"] += payload["simulations"]
-        self.selfplay_stats["lengths"].append(payload["mean_length"])
-        for node, positions in payload.get("nodes", {}).items():  # Ray actors say where they ran
-            self.selfplay_stats["nodes"][node] = self.selfplay_stats["nodes"].get(node, 0) + positions
+    def _record(self, report) -> None:
+        """Count a worker report into this iteration's figures (games and positions from shards,
+        search work from progress reports: each counted once, see selfplay.reports)."""
+        stats = self.selfplay_stats
+        if isinstance(report, ShardReport):
+            stats["games"] += report.games
+            stats["positions"] += report.positions
+            stats["lengths"].append(report.mean_length)
+            for node, positions in report.nodes.items():  # Ray actors say where they ran
+                stats["nodes"][node] = stats["nodes"].get(node, 0) + positions
+        elif isinstance(report, ProgressReport):
+            self.pipeline.add_progress(report)
+            stats["simulations"] += report.simulations
+            stats["moves"] += report.moves
+        elif isinstance(report, DiskFullReport):
+            raise OSError(errno.ENOSPC, report.message, report.path)
 
     def _progress_bar(self, total: int, description: str, unit: str) -> tqdm:
         """A progress bar on stderr while a stage takes long; shown on a terminal only (a log file
@@ -244,7 +253,7 @@ class TrainingRun:
             games = share + (1 if worker_id < extra else 0)
             if games:
                 self.pool.assign(worker_id, games)
-        moves, simulations, start = 0, 0, time.perf_counter()
+        start = time.perf_counter()
         description = f"iter {self.state.iteration + 1} self-play"
         with self._progress_bar(cfg.games_per_iteration, description, "game") as bar:
             if not self.workers_ready:
@@ -252,22 +261,18 @@ class TrainingRun:
                 # compile the search kernels: say so rather than sit at [00:00<?].
                 bar.set_description(f"{description} (workers starting: loading the network, compiling the search)")
             while any(task is not None for task in self.pool.current.values()):
-                for kind, _, _, payload in self.pool.poll(timeout=0.5):
-                    if kind in ("shard", "progress") and not self.workers_ready:
+                for report in self.pool.poll(timeout=0.5):
+                    if isinstance(report, (ShardReport, ProgressReport)) and not self.workers_ready:
                         self.workers_ready = True
                         bar.set_description(description)
-                    if kind == "shard":
-                        self._record_shard(payload)
-                        bar.update(payload["games"])
-                    elif kind == "progress":
-                        self.pipeline.add_progress(payload)
-                        moves += payload["moves"]
-                        simulations += payload["simulations"]
-                        rate = simulations / max(time.perf_counter() - start, 1e-9)
-                        bar.set_postfix_str(f"{moves} moves, {rate:,.0f} sims/s", refresh=False)
+                    self._record(report)
+                    if isinstance(report, ShardReport):
+                        bar.update(report.games)
+                    elif isinstance(report, ProgressReport):
+                        stats = self.selfplay_stats
+                        rate = stats["simulations"] / max(time.perf_counter() - start, 1e-9)
+                        bar.set_postfix_str(f"{stats['moves']} moves, {rate:,.0f} sims/s", refresh=False)
                         bar.refresh()
-                    elif kind == "disk_full":
-                        raise OSError(errno.ENOSPC, payload["message"], payload["path"])
                 if stop.requested:
                     return
 
@@ -315,9 +320,11 @@ class TrainingRun:
             self.evaluate()
 
     def gate_or_publish(self) -> None:
-        """The candidate plays the best. With gating it must score `arena.threshold` to become the
-        self-play network; without gating it becomes it anyway (as in AlphaZero), and the match
-        only measures its Elo step, so the `elo/best` ladder means the same in both modes."""
+        """The candidate plays the best. With gating it becomes the self-play network only when
+        the sequential test says it is better (arena.sprt_*: its error rates are in the config and
+        the log line); without gating it becomes it anyway (as in AlphaZero), and the match only
+        measures its Elo step. Either way the `elo/best` curve adds steps measured on games that
+        did not decide the promotion (see alphazero.arena.sprt), so it does not drift upwards."""
         fault_point("arena")
         self.state.last_gate_step = self.state.step
         self.state.gates += 1
@@ -326,20 +333,29 @@ class TrainingRun:
         candidate.eval()
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads,
+        cfg = self.cfg.arena
+        result = gate(candidate, best, cfg, seed=int(self.rng.integers(2**31)), threads=cfg.threads,
                       mcts=self.cfg.mcts, device=self._arena_device())
-        gating = self.cfg.arena.gating
-        promote = result.promoted or not gating
+        if cfg.gating:
+            verdict = ("promoted" if result.promoted else "kept best") + (" (cap reached)" if result.truncated else "")
+            test = (f", LLR {result.llr:+.2f} in [{math.log(cfg.sprt_beta / (1 - cfg.sprt_alpha)):.2f}, "
+                    f"{math.log((1 - cfg.sprt_beta) / cfg.sprt_alpha):.2f}] (SPRT elo0={cfg.sprt_elo0:g} elo1={cfg.sprt_elo1:g} "
+                    f"alpha={cfg.sprt_alpha:g} beta={cfg.sprt_beta:g})")
+            step = f"; Elo step {result.elo_step:+.0f} on {2 * cfg.elo_pairs} fresh games" if result.promoted else ""
+        else:
+            verdict, test, step = "published (no gating)", "", ""
         log.info(
-            "arena: candidate vs best #%d: +%d =%d -%d, score %.3f (Elo %+.0f) in %.0fs -> %s",
-            self.state.best_id, result.wins, result.draws, result.losses, result.score, result.elo_diff, time.perf_counter() - start,
-            ("promoted" if result.promoted else "kept best") if gating else "published (no gating)",
+            "arena: candidate vs best #%d: +%d =%d -%d over %d games, score %.3f (Elo %+.0f)%s%s in %.0fs -> %s",
+            self.state.best_id, result.wins, result.draws, result.losses, result.games, result.score, result.elo_diff, test, step,
+            time.perf_counter() - start, verdict,
         )
         self.metrics.scalar("arena/score", result.score, self.state.step)
         self.metrics.scalar("arena/elo_diff", result.elo_diff, self.state.step)
-        if promote:
-            elo_step = result.elo_diff if math.isfinite(result.elo_diff) else math.copysign(400.0, result.elo_diff)
-            self._promote(candidate, elo_gain=max(elo_step, 0.0) if gating else elo_step)
+        self.metrics.scalar("arena/games", result.games, self.state.step)
+        if result.llr is not None:
+            self.metrics.scalar("arena/llr", result.llr, self.state.step)
+        if result.promoted or not cfg.gating:
+            self._promote(candidate, elo_gain=result.elo_step)
         self.metrics.scalar("arena/promotions", self.state.promotions, self.state.step)
 
     def _promote(self, net, elo_gain: float) -> None:
@@ -476,7 +492,7 @@ class TrainingRun:
         return pool
 
     def _new_iteration_stats(self) -> None:
-        self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "lengths": [], "nodes": {}, "start": time.perf_counter()}
+        self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "moves": 0, "lengths": [], "nodes": {}, "start": time.perf_counter()}
         self.pipeline = PipelineCounters(self.pool)
         self.last_promotion = None
         self.last_eval = None
@@ -504,13 +520,8 @@ class TrainingRun:
         self._new_iteration_stats()
         last_report = time.perf_counter()
         while not stop.requested and not self._budget_spent():
-            for kind, _, _, payload in self.pool.poll(timeout=0.2):
-                if kind == "shard":
-                    self._record_shard(payload)
-                elif kind == "progress":
-                    self.pipeline.add_progress(payload)
-                elif kind == "disk_full":
-                    raise OSError(errno.ENOSPC, payload["message"], payload["path"])
+            for report in self.pool.poll(timeout=0.2):
+                self._record(report)
             for worker_id in self.pool.idle_workers():
                 self.pool.assign(worker_id, 0)
             train_start = time.perf_counter()

@@ -1,16 +1,13 @@
 """SelfPlayRunner: complete legal games with well-formed targets, and the progress it reports."""
 
-import queue
-
 import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import BatchedSearch
 from alphazero.othello.bitboard import PASS
-from alphazero.othello.game import GameState
 from alphazero.selfplay.games import SelfPlayRunner
-from alphazero.selfplay.worker import _ProgressReporter
+from alphazero.selfplay.worker import SelfPlayWorker
 
 
 def _runner(slots=4, seed=3, opening_plies=2):
@@ -47,23 +44,21 @@ def test_forced_passes_are_one_hot_pass_targets():
     assert passes > 0, "no forced pass in these games: pick another seed"
 
 
-class _Runner:
-    simulations_run = 0
+def test_a_workers_progress_reports_the_work_since_its_last_report():
+    from alphazero.selfplay.config import SelfPlayConfig
 
-
-def test_progress_reporter_sends_moves_and_simulations_since_its_last_report(monkeypatch):
-    clock = iter([0.0, 1.0, 2.5, 3.0, 5.0])
-    monkeypatch.setattr("alphazero.selfplay.worker.time.monotonic", lambda: next(clock))
-    messages, runner = queue.Queue(), _Runner()
-    report = _ProgressReporter(messages, worker_id=1, task_id=7, runner=runner)  # clock 0.0
-    for moves, simulations in [(4, 32), (4, 64), (3, 88), (2, 100)]:  # clock 1.0, 2.5, 3.0, 5.0
-        runner.simulations_run = simulations
-        report(moves)
-    sent = [messages.get_nowait() for _ in range(messages.qsize())]
-    assert sent == [
-        ("progress", 1, 7, {"moves": 8, "simulations": 64}),
-        ("progress", 1, 7, {"moves": 5, "simulations": 36}),
-    ]
+    worker = SelfPlayWorker(SelfPlayConfig(concurrent_games=3), MCTSConfig(simulations=8), metadata={"worker": 0})
+    worker.use_network(0, UniformEvaluator(), seed=1)
+    worker.play(seconds=0.0)  # one step
+    worker.play(seconds=0.0)
+    first = worker.progress(worker=2, task_id=7)
+    assert (first.worker, first.task_id, first.moves) == (2, 7, 6)
+    assert first.simulations == worker.runner.simulations_run > 0
+    assert first.calls > 0 and first.evaluations >= first.calls
+    worker.play(seconds=0.0)
+    second = worker.progress(worker=2, task_id=7)
+    assert second.moves == 3 and second.simulations == worker.runner.simulations_run - first.simulations
+    assert worker.progress(worker=2, task_id=7).moves == 0
 
 
 def test_step_keeps_every_slot_playing_and_loses_or_duplicates_no_game():
