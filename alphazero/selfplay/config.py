@@ -33,7 +33,7 @@ class SelfPlayConfig:
     # Inference server: gather and launch the next batch while the device computes the last, and
     # answer the last while it computes the next (two staging buffers), so the GPU does not wait
     # for the server's copies and kernel launches. Only a GPU gains (on a CPU the network call is
-    # the server's own work); off until measured on one (docs/gpu-next/selfplay.sh).
+    # the server's own work); off until measured on one (experiments/gpu-next/selfplay.sh).
     server_pipeline: bool = False
     # Device the workers (or the inference server) evaluate on: auto, cpu, cuda, cuda:N.
     device: str = "cpu"

@@ -2,12 +2,12 @@
 # Issue 16's ablation of the learning-efficiency switches: for each NAME, a 60-minute self-play run
 # from scratch with the `cpu` preset plus that switch, then its final network (the trainer's latest
 # weights) plays 100 games (50 paired openings, seed 1) at 100 simulations against alphabeta depth 2,
-# GRhino level 1 and GRhino level 2. What a finished run leaves here, in docs/ablation/NAME/:
+# GRhino level 1 and GRhino level 2. What a finished run leaves here, in experiments/ablation/NAME/:
 # the run's config and log, its TensorBoard events (for `python -m alphazero.train.plots`), the
 # final network (final.pt, shipped with its provenance), and each evaluation's JSON and games.
 #
-#   docs/ablation/run.sh current gumbel playoutcap qblend reusedrop forced best   # from the repo root
-#   python docs/ablation/table.py                                            # the markdown table
+#   experiments/ablation/run.sh current gumbel playoutcap qblend reusedrop forced best   # from the repo root
+#   python experiments/ablation/table.py                                            # the markdown table
 #
 # Resumable: a killed run resumes (run.max_minutes is the run's total time across resumes) and an
 # evaluation already written is not played again. Give each run the machine alone: the budget is
@@ -34,7 +34,7 @@ mkdir -p "$RUNS"
 for name in "$@"; do
   if [ -z "${SWITCHES[$name]+set}" ]; then echo "unknown ablation run '$name' (known: ${!SWITCHES[*]})"; exit 2; fi
   run=$RUNS/$name
-  out=docs/ablation/$name
+  out=experiments/ablation/$name
   resume=false; [ -f "$run/config.yaml" ] && resume=true
   echo "== $name $(date -u +%FT%TZ) resume=$resume switches: ${SWITCHES[$name]}"
   python -m alphazero.train experiment=cpu $BASELINE ${SWITCHES[$name]} run.dir="$run" run.resume=$resume \

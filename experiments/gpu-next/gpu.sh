@@ -5,7 +5,7 @@
 # (58.50% top-1 on WTHOR 2018 since 2026-11-26, itself distilled on the CPU: docs/benchmarks.md).
 # Issue 18's 58% is met without it; this is the next step, ten times the CPU's samples.
 # Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor/).
-# The call: run(command="bash docs/gpu-next/gpu.sh", carry=[".whl", ".device"], timeout_s=600).
+# The call: run(command="bash experiments/gpu-next/gpu.sh", carry=[".whl", ".device"], timeout_s=600).
 # Comes back under $OUT: the distilled network (weights only), its log, a tar of logs.
 # Back here: score it with `python -m alphazero.bench accuracy --checkpoint ... --years 2018` and
 # ladder it against warmstart-small.pt before shipping anything.

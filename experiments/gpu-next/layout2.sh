@@ -2,7 +2,7 @@
 # After layout.sh (2026-11-26): the CUDA tests of the evaluator with the batch-dependent layout
 # (NCHW below CUDA_CHANNELS_LAST_MIN_BATCH, channels-last from it), then the gpu preset's serial
 # self-play with 12 (the preset) and 15 workers. About 3 minutes.
-# The call: run(command="bash docs/gpu-next/layout2.sh", carry=[".whl"], timeout_s=330).
+# The call: run(command="bash experiments/gpu-next/layout2.sh", carry=[".whl"], timeout_s=330).
 source "$(dirname "$0")/common.sh"
 mkdir -p "$OUT"
 (nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc; git log -1 --format='%H %s') > "$OUT/machine.txt" 2>&1

@@ -4,7 +4,7 @@ Times what `NetworkEvaluator.evaluate_packed` does on the device (planes from pa
 the fused network under bf16 autocast, the masked softmax) at the batch sizes the `gpu` preset's
 inference server sees, once with the model and its input in NCHW (the evaluator before
 2026-11-26 on CUDA) and once in channels-last. Prints one JSON line per (layout, batch).
-Usage: python3 docs/gpu-next/layout.py [preset]   (CUDA only)
+Usage: python3 experiments/gpu-next/layout.py [preset]   (CUDA only)
 """
 
 import json

@@ -4,7 +4,7 @@ search), then ask the real server loop (`inference_server.serve`) over the real 
 slots; the server's "device" is a fake asynchronous one: a batch is done fixed_ms + per_pos_us per
 position after the device is free (an event that sleeps), and launching it costs launch_ms of the
 server's CPU. Not a GPU measurement: it shows whether overlapping the server's own work with the
-device's changes the throughput of this protocol. Run: python docs/gpu-next/pipeline_model.py"""
+device's changes the throughput of this protocol. Run: python experiments/gpu-next/pipeline_model.py"""
 import multiprocessing as mp, sys, time
 import numpy as np
 

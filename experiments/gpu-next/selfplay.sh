@@ -5,9 +5,9 @@
 # 3,000 positions/s). Two runs: the preset as it is, and with selfplay.server_pipeline=true (the
 # server launches the next batch while the GPU computes the last: off by default until this
 # measures it); EXTRA=1 adds a third, the pipeline with 15 workers (about 1.5 minutes more).
-# Run it after docs/gpu-next/gpu.sh if device time is left (issue 18 comes first).
+# Run it after experiments/gpu-next/gpu.sh if device time is left (issue 18 comes first).
 # Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12).
-# The call: run(command="bash docs/gpu-next/selfplay.sh", carry=[".whl"], timeout_s=400).
+# The call: run(command="bash experiments/gpu-next/selfplay.sh", carry=[".whl"], timeout_s=400).
 # Comes back under $OUT: one JSON line per run (bench-selfplay-*.json) and their stderr. If the
 # pipeline wins, make it the gpu preset's (conf/experiment/gpu.yaml) and record the figures.
 # Reading them (bench selfplay's docstring): workers waiting little = the workers' search is the

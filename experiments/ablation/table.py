@@ -1,6 +1,6 @@
-"""The ablation table for docs/benchmarks.md, from what docs/ablation/run.sh left in docs/ablation/.
+"""The ablation table for docs/benchmarks.md, from what experiments/ablation/run.sh left in experiments/ablation/.
 
-    python docs/ablation/table.py [NAME ...]
+    python experiments/ablation/table.py [NAME ...]
 
 One row per run: its switches, its self-play games, positions and training steps (the run log's
 last iteration line) and, against each opponent, the score (wins-draws-losses) and the Elo

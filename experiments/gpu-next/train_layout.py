@@ -1,6 +1,6 @@
 """The trainer's step (alphazero.train.trainer.Trainer.step) in NCHW and in channels-last.
 
-    python docs/gpu-next/train_layout.py PRESET DEVICE BATCH [PAIRS]
+    python experiments/gpu-next/train_layout.py PRESET DEVICE BATCH [PAIRS]
 
 Builds the `experiment=PRESET` network and trainer (its optimizer, losses, grad clip, bf16
 autocast on CUDA) with train.memory_format=contiguous and =channels_last, and times
