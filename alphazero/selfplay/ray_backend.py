@@ -51,10 +51,10 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
-from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
 from alphazero.selfplay.inference_server import STATS, server_stats
+from alphazero.selfplay.packing import pack_games, unpack_games
 from alphazero.selfplay.reports import DiskFullReport, DoneReport, ErrorReport, ProgressReport, Report
 from alphazero.selfplay.restarts import ProcessKeepsDying, RestartBudget
 from alphazero.selfplay.worker import ShardCutter, shard_report
@@ -79,69 +79,6 @@ def require_ray():
     except ImportError as error:
         raise RayMissing(f"selfplay.backend=ray needs Ray, which is not installed ({error}); install it with {INSTALL_HINT}") from None
     return ray
-
-
-# ----------------------------------------------------------------------------------------------
-# Games as numpy arrays (what travels through the object store)
-
-
-def pack_games(records: list[GameRecord]) -> dict:
-    """GameRecords as a few flat numpy arrays (plies of all games concatenated, with offsets) and
-    one small list of per-game metadata dicts; `unpack_games` gives the records back."""
-    lengths = np.array([len(r) for r in records], dtype=np.int64)
-    offsets = np.zeros(len(records) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-
-    def column(name, dtype, width=None):
-        parts = [getattr(r, name) for r in records]
-        present = np.array([p is not None for p in parts], dtype=bool)
-        shape = (0,) if width is None else (0, width)
-        filled = [p if p is not None else np.full((len(r),) + shape[1:], np.nan, dtype=dtype) for p, r in zip(parts, records)]
-        return (np.concatenate(filled).astype(dtype, copy=False) if filled else np.zeros(shape, dtype=dtype)), present
-
-    policies, has_policies = column("policies", np.float16, 65)
-    root_values, has_root_values = column("root_values", np.float32)
-    exact_values, has_exact_values = column("exact_values", np.float32)
-    policy_mask, has_policy_mask = column("policy_mask", np.bool_)
-    return {
-        "start_black": np.array([r.start.black for r in records], dtype=np.uint64),
-        "start_white": np.array([r.start.white for r in records], dtype=np.uint64),
-        "start_black_to_move": np.array([r.start.black_to_move for r in records], dtype=bool),
-        "black_margin": np.array([0 if r.black_margin is None else r.black_margin for r in records], dtype=np.int16),
-        "has_margin": np.array([r.black_margin is not None for r in records], dtype=bool),
-        "offsets": offsets,
-        "actions": np.concatenate([r.actions for r in records]).astype(np.int16) if records else np.zeros(0, np.int16),
-        "policies": policies,
-        "has_policies": has_policies,
-        "root_values": root_values,
-        "has_root_values": has_root_values,
-        "exact_values": exact_values,
-        "has_exact_values": has_exact_values,
-        "policy_mask": policy_mask,
-        "has_policy_mask": has_policy_mask,
-        "metadata": [dict(r.metadata) for r in records],
-    }
-
-
-def unpack_games(packed: dict) -> list[GameRecord]:
-    """The GameRecords `pack_games` packed (equal arrays, metadata and start positions)."""
-    records = []
-    offsets = packed["offsets"]
-    for g in range(len(offsets) - 1):
-        plies = slice(int(offsets[g]), int(offsets[g + 1]))
-        records.append(
-            GameRecord(
-                start=GameState(int(packed["start_black"][g]), int(packed["start_white"][g]), bool(packed["start_black_to_move"][g])),
-                actions=packed["actions"][plies].copy(),
-                policies=packed["policies"][plies].copy() if packed["has_policies"][g] else None,
-                root_values=packed["root_values"][plies].copy() if packed["has_root_values"][g] else None,
-                black_margin=int(packed["black_margin"][g]) if packed["has_margin"][g] else None,
-                metadata=dict(packed["metadata"][g]),
-                exact_values=packed["exact_values"][plies].copy() if packed["has_exact_values"][g] else None,
-                policy_mask=packed["policy_mask"][plies].copy() if packed["has_policy_mask"][g] else None,
-            )
-        )
-    return records
 
 
 def network_payload(net) -> dict:

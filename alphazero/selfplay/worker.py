@@ -12,8 +12,10 @@ finished games to the driver, which cuts them with a `ShardCutter` there (there 
 
 A local worker follows `checkpoints/best.json` (`BestNetworkFollower`) and switches to a newly
 promoted network at a shard boundary. On stop (the run's first Ctrl-C, or the end of the run) it
-finishes the search step in hand and writes every game it finished as a last shard: finished
-games are never dropped; only the games still in play are.
+finishes the search step in hand, writes every game it finished as a last shard, and saves the
+games still in play to `IN_FLIGHT_DIR/w<id>.npz`: a worker of the resumed run plays them on (the
+search trees are rebuilt), so a clean stop loses no game. Only a process that dies (SIGKILL, a
+second Ctrl-C) loses its games in flight.
 """
 
 from __future__ import annotations
@@ -34,6 +36,47 @@ from alphazero.selfplay.config import SelfPlayConfig
 from alphazero.selfplay.reports import DiskFullReport, DoneReport, ErrorReport, ProgressReport, ShardReport
 
 PROGRESS_SECONDS = 2.0
+IN_FLIGHT_DIR = "selfplay-in-flight"  # in the run directory
+
+
+def in_flight_files(run_dir: str, worker_id: int, workers: int) -> list[str]:
+    """The saved games in flight this worker takes over: its own, and those of workers the
+    resumed run no longer has (worker ids taken modulo `workers`)."""
+    directory = os.path.join(run_dir, IN_FLIGHT_DIR)
+    if not os.path.isdir(directory):
+        return []
+    found = []
+    for name in sorted(os.listdir(directory)):
+        stem, ext = os.path.splitext(name)
+        if ext == ".npz" and stem.startswith("w") and stem[1:].isdigit() and int(stem[1:]) % workers == worker_id:
+            found.append(os.path.join(directory, name))
+    return found
+
+
+def save_in_flight(run_dir: str, worker_id: int, records: list[GameRecord]) -> None:
+    """Keep a stopping worker's games in play for the next session (atomically; none: no file)."""
+    from alphazero.selfplay.packing import save_games
+
+    path = os.path.join(run_dir, IN_FLIGHT_DIR, f"w{worker_id}.npz")
+    if records:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        save_games(path, records)
+
+
+def take_in_flight(run_dir: str, worker_id: int, workers: int) -> list[GameRecord]:
+    """The saved games in flight of this worker (see `in_flight_files`), removed from disk: from
+    here on they are this process's games in play. An unreadable file is set aside (`.bad`)."""
+    from alphazero.selfplay.packing import load_games
+
+    records = []
+    for path in in_flight_files(run_dir, worker_id, workers):
+        try:
+            records.extend(load_games(path))
+        except ValueError:
+            os.replace(path, path + ".bad")
+            continue
+        os.unlink(path)
+    return records
 
 
 @dataclass
@@ -273,6 +316,7 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
         worker = SelfPlayWorker(selfplay_cfg, mcts_cfg, metadata={"worker": worker_id})
         follower = BestNetworkFollower(run_dir, selfplay_cfg, worker_id, server_handle)
         cutter = ShardCutter(lambda records: replay.add_games(records, writer_id=f"w{worker_id}"), selfplay_cfg.games_per_shard)
+        resumed = take_in_flight(run_dir, worker_id, selfplay_cfg.workers)
         while not stop_event.is_set():
             try:
                 task = task_queue.get(timeout=0.2)
@@ -280,12 +324,20 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 continue
             if task is None:
                 break
+            if resumed and worker.runner is None:
+                worker.use_network(*follower.change(), seed=task.seed)
+                worker.runner.continue_games(resumed)
             if not play_task(worker, worker_id, task, follower, cutter, outbox.put, stop_event.is_set):
                 return
             if not stop_event.is_set():
                 outbox.put(DoneReport(worker_id, task.task_id))
-        if cutter.pending and task is not None:  # stopped: the games finished so far are kept
+        # Stopped: the games finished so far are kept, and those in play saved for the next session.
+        if cutter.pending and task is not None:
             write_shards(worker, worker_id, task.task_id, cutter, outbox.put, task_complete=True)
+        if worker.runner is not None:
+            save_in_flight(run_dir, worker_id, worker.runner.games_in_flight())
+        elif resumed:
+            save_in_flight(run_dir, worker_id, resumed)  # stopped before playing them: keep them
     except KeyboardInterrupt:
         pass
     except Exception:  # reported to the pool, which logs it and restarts the worker (within its budget)

@@ -96,6 +96,7 @@ class ArenaConfig:
 
     gating: bool = True  # false = the latest network always becomes the self-play network (as in AlphaZero); the match still measures its Elo
     every_steps: int = 1000  # gate after this many training steps
+    first_step: int = 0  # the first gate at this step instead (an early Elo point); 0 = every_steps
     pairs: int = 20  # games per round = 2 * pairs (each opening with colours swapped)
     opening_plies: int = 4
     simulations: int = 50
@@ -111,6 +112,7 @@ class ArenaConfig:
 
     def __post_init__(self):
         require(self.every_steps >= 1, "arena.every_steps", self.every_steps, ">= 1")
+        require(self.first_step >= 0, "arena.first_step", self.first_step, ">= 0 (0 = arena.every_steps)")
         require(self.pairs >= 1, "arena.pairs", self.pairs, ">= 1")
         require(0 <= self.opening_plies <= 20, "arena.opening_plies", self.opening_plies, "in 0..20")
         require(self.simulations >= 0, "arena.simulations", self.simulations, ">= 0")
@@ -135,6 +137,7 @@ class EvalConfig:
     """Score of the best network against fixed baselines, for the learning curves."""
 
     every_steps: int = 2000  # 0 disables
+    first_step: int = 0  # the first evaluation at this step instead (an early score); 0 = every_steps
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "alphabeta:depth=2", "grhino:1"])
     pairs: int = 10
     opening_plies: int = 4
@@ -142,6 +145,7 @@ class EvalConfig:
 
     def __post_init__(self):
         require(self.every_steps >= 0, "eval.every_steps", self.every_steps, ">= 0")
+        require(self.first_step >= 0, "eval.first_step", self.first_step, ">= 0 (0 = eval.every_steps)")
         require(self.pairs >= 1, "eval.pairs", self.pairs, ">= 1")
         require(self.simulations >= 0, "eval.simulations", self.simulations, ">= 0")
         require(0 <= self.opening_plies <= 20, "eval.opening_plies", self.opening_plies, "in 0..20")

@@ -82,7 +82,9 @@ class StopRequest:
         if self.requested and signum == signal.SIGINT:
             raise KeyboardInterrupt
         self.requested = True
-        log.info("stop requested (%s): finishing the current unit of work, then saving", signal.Signals(signum).name)
+        log.info("stop requested (%s): finishing the current unit of work; the self-play workers write the games they finished "
+                 "and save those in play (they continue on resume), then the run saves latest.pt. A second Ctrl-C stops at once",
+                 signal.Signals(signum).name)
 
     def __exit__(self, *exc):
         for sig, handler in self._previous.items():
@@ -129,6 +131,8 @@ class TrainingRun:
         self.seconds_at_start = 0.0
         self.saved_step: int | None = None  # the step that the latest.pt on disk holds
         self.workers_ready = False  # a worker has reported progress since the pool started
+        self.first_games_reported = False  # the "first games" status line of this session
+        self.game_lengths_seen: list[float] = []  # mean lengths of earlier iterations' shards
 
     # ------------------------------------------------------------------------------------------
     # Set-up
@@ -184,6 +188,7 @@ class TrainingRun:
                 world, cfg.train.batch_size // world, cfg.train.batch_size,
             )
         self.seconds_at_start = self.state.seconds
+        self.session_start = (time.monotonic(), self.state.step, self.state.iteration)
         self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions,
                                    min_positions_to_sample=cfg.train.min_positions,
                                    value_target_q_weight=cfg.train.value_target_q_weight)
@@ -255,7 +260,10 @@ class TrainingRun:
                 self.pool.assign(worker_id, games)
         start = time.perf_counter()
         description = f"iter {self.state.iteration + 1} self-play"
-        with self._progress_bar(cfg.games_per_iteration, description, "game") as bar:
+        # The bar counts moves, which come every few seconds from every worker (games end
+        # together, all slots having started together): its ETA holds from the first report.
+        expected_moves = cfg.games_per_iteration * self._expected_game_length()
+        with self._progress_bar(expected_moves, description, "move") as bar:
             if not self.workers_ready:
                 # The first moves wait for every worker to load the network and numba to load or
                 # compile the search kernels: say so rather than sit at [00:00<?].
@@ -263,18 +271,41 @@ class TrainingRun:
             while any(task is not None for task in self.pool.current.values()):
                 for report in self.pool.poll(timeout=0.5):
                     if isinstance(report, (ShardReport, ProgressReport)) and not self.workers_ready:
-                        self.workers_ready = True
+                        self._workers_ready()
                         bar.set_description(description)
                     self._record(report)
-                    if isinstance(report, ShardReport):
-                        bar.update(report.games)
-                    elif isinstance(report, ProgressReport):
-                        stats = self.selfplay_stats
-                        rate = stats["simulations"] / max(time.perf_counter() - start, 1e-9)
-                        bar.set_postfix_str(f"{stats['moves']} moves, {rate:,.0f} sims/s", refresh=False)
-                        bar.refresh()
+                    stats = self.selfplay_stats
+                    if isinstance(report, ShardReport) and not self.first_games_reported:
+                        self._report_first_games()
+                    if isinstance(report, ProgressReport):
+                        bar.total = max(bar.total, stats["moves"])
+                        bar.update(report.moves)
+                    rate = stats["simulations"] / max(time.perf_counter() - start, 1e-9)
+                    bar.set_postfix_str(f"{stats['games']}/{cfg.games_per_iteration} games, {rate:,.0f} sims/s", refresh=False)
+                    bar.refresh()
                 if stop.requested:
                     return
+
+    def _workers_ready(self) -> None:
+        self.workers_ready = True
+        log.info("self-play workers playing after %.0f s", time.monotonic() - self.pool_started)
+
+    def _expected_game_length(self) -> float:
+        """Plies a game takes: this run's mean so far, else a full game from the opening."""
+        lengths = self.selfplay_stats["lengths"] or self.game_lengths_seen
+        return float(np.mean(lengths)) if lengths else 60.0 - self.cfg.selfplay.random_opening_plies
+
+    def _report_first_games(self) -> None:
+        """A status line as soon as this session's first games are in, before a whole iteration
+        (and its training) is over: the pipeline works, and how fast."""
+        self.first_games_reported = True
+        stats, seconds = self.selfplay_stats, time.perf_counter() - self.selfplay_stats["start"]
+        log.info(
+            "first games | %d games, %d positions in %.0fs since self-play began | %.1f pos/s %.0f sims/s | training starts once "
+            "the buffer holds %d positions (has %d) | %s",
+            stats["games"], stats["positions"], seconds, stats["positions"] / max(seconds, 1e-9), stats["simulations"] / max(seconds, 1e-9),
+            self.cfg.train.min_positions, self.replay.window_size + stats["positions"], _duration(self._elapsed()),
+        )
 
     def train_steps(self, max_steps: int | None, stop: StopRequest) -> int:
         """Train while the replay ratio allows (and at most `max_steps`); returns steps taken."""
@@ -302,21 +333,30 @@ class TrainingRun:
             if bar is not None:
                 bar.update()
             self.metrics.add_losses(losses)
-            if self.state.step % self.cfg.run.log_every_steps == 0:
+            # The first step's losses at once (a curve from the first minute), then every
+            # log_every_steps; whatever a burst leaves is written at its end (below).
+            if self.state.step % self.cfg.run.log_every_steps == 0 or self.state.step == 1:
                 self.metrics.flush_losses(self.state.step, samples_per_second=taken * cfg.batch_size / (time.perf_counter() - start))
             if self.state.step % cfg.checkpoint_every_steps == 0:
                 self.save(numbered=True)
             if self.cfg.run.mode == "async":
                 self.maybe_gate_and_eval()
+        if taken:
+            self.metrics.flush_losses(self.state.step, samples_per_second=taken * cfg.batch_size / (time.perf_counter() - start))
         if bar is not None:
             bar.close()
         return taken
 
     def maybe_gate_and_eval(self) -> None:
-        arena, evaluation = self.cfg.arena, self.cfg.eval
-        if self.state.step - self.state.last_gate_step >= arena.every_steps:
+        """Gate every arena.every_steps and evaluate every eval.every_steps; the first of each
+        comes at arena.first_step / eval.first_step when those are set (strength points early in
+        a run, before the regular schedule starts)."""
+        arena, evaluation, state = self.cfg.arena, self.cfg.eval, self.state
+        first_gate = state.gates == 0 and arena.first_step and state.step >= arena.first_step
+        if first_gate or state.step - state.last_gate_step >= arena.every_steps:
             self.gate_or_publish()
-        if evaluation.every_steps and self.state.step - max(self.state.last_eval_step, 0) >= evaluation.every_steps:
+        first_eval = state.last_eval_step < 0 and evaluation.first_step and state.step >= evaluation.first_step
+        if evaluation.every_steps and (first_eval or state.step - max(state.last_eval_step, 0) >= evaluation.every_steps):
             self.evaluate()
 
     def gate_or_publish(self) -> None:
@@ -438,9 +478,10 @@ class TrainingRun:
                 seed = _pool_seed(self.cfg.run.seed, self.state.iteration, self.replay.total_games)
                 log.info(
                     "starting %d self-play worker(s)%s: loading the network and compiling the search kernels "
-                    "(about 10 s, longer the first time numba compiles them)",
+                    "(10-40 s; a minute or more the first time numba compiles them)",
                     self.cfg.selfplay.workers, " and the inference server" if self.cfg.selfplay.inference_server else "",
                 )
+                self.pool_started = time.monotonic()
                 self.pool = self._start_pool(seed)
                 self.gpu_utilization = GpuUtilization()
                 self.efficiency = _efficiency_gauge(self.cfg, self.net)
@@ -460,6 +501,7 @@ class TrainingRun:
                     raise
                 finally:
                     self.pool.close()
+                    self._say_what_was_kept()
                     self.gpu_utilization.close()
                     if self.disk_full is None:
                         self.save()
@@ -472,6 +514,17 @@ class TrainingRun:
             raise
         finally:
             lock.release()
+
+    def _say_what_was_kept(self) -> None:
+        """After the workers stopped: how many games in play they saved for the next session."""
+        from alphazero.selfplay.packing import count_games
+        from alphazero.selfplay.worker import IN_FLIGHT_DIR
+
+        directory = self.run_dir / IN_FLIGHT_DIR
+        saved = sum(count_games(path) for path in directory.glob("w*.npz")) if directory.is_dir() else 0
+        if saved:
+            log.info("self-play stopped: every finished game is in replay/; %d games in play were saved to %s and continue "
+                     "when the run resumes", saved, directory)
 
     def _start_pool(self, seed: int):
         """The self-play workers: processes on this machine (`selfplay.backend=local`), or actors
@@ -492,6 +545,8 @@ class TrainingRun:
         return pool
 
     def _new_iteration_stats(self) -> None:
+        if getattr(self, "selfplay_stats", None) and self.selfplay_stats["lengths"]:
+            self.game_lengths_seen = self.selfplay_stats["lengths"][-8:]
         self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "moves": 0, "lengths": [], "nodes": {}, "start": time.perf_counter()}
         self.pipeline = PipelineCounters(self.pool)
         self.last_promotion = None
@@ -522,6 +577,10 @@ class TrainingRun:
         while not stop.requested and not self._budget_spent():
             for report in self.pool.poll(timeout=0.2):
                 self._record(report)
+                if isinstance(report, (ShardReport, ProgressReport)) and not self.workers_ready:
+                    self._workers_ready()
+                if isinstance(report, ShardReport) and not self.first_games_reported:
+                    self._report_first_games()
             for worker_id in self.pool.idle_workers():
                 self.pool.assign(worker_id, 0)
             train_start = time.perf_counter()
@@ -581,12 +640,28 @@ class TrainingRun:
         loss_text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f})" if losses else "loss -"
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
+        left = self._time_left()
         log.info(
-            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
+            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s%s",
             s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s,
             "".join(f" | {node} {rate:.1f} pos/s" for node, rate in per_node.items()), _pipeline_text(pipeline),
             s.step, steps, loss_text, self.replay.window_size, s.best_id, s.best_elo, arena, evaluation, _duration(self._elapsed()),
+            f", about {left} left" if left else "",
         )
+
+    def _time_left(self) -> str | None:
+        """The time this run's budget (run.max_minutes, max_steps, max_iterations) leaves, at this
+        session's pace so far: the soonest of them; None without a budget."""
+        run, (started, step0, iteration0) = self.cfg.run, self.session_start
+        spent = time.monotonic() - started
+        estimates = []
+        if run.max_minutes:
+            estimates.append(run.max_minutes * 60 - self._elapsed())
+        if run.max_steps and self.state.step > step0:
+            estimates.append((run.max_steps - self.state.step) * spent / (self.state.step - step0))
+        if run.max_iterations and self.state.iteration > iteration0:
+            estimates.append((run.max_iterations - self.state.iteration) * spent / (self.state.iteration - iteration0))
+        return _duration(max(0.0, min(estimates))) if estimates else None
 
 
 def _efficiency_gauge(cfg: Config, net) -> EfficiencyGauge:

@@ -1,6 +1,7 @@
 """SelfPlayRunner: complete legal games with well-formed targets, and the progress it reports."""
 
 import numpy as np
+import pytest
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
@@ -94,3 +95,24 @@ def test_play_refuses_to_start_over_games_in_play():
         assert "still in play" in str(error)
     else:
         raise AssertionError("play() started over games still in play")
+
+
+def test_games_in_flight_continue_in_another_runner_as_if_they_never_stopped():
+    runner = _runner(slots=4, seed=8, opening_plies=0)
+    for _ in range(12):
+        runner.step()
+    in_flight = runner.games_in_flight()
+    assert len(in_flight) == 4 and all(record.black_margin is None for record in in_flight)
+    other = _runner(slots=2, seed=9, opening_plies=0)  # fewer slots: the rest wait their turn
+    other.continue_games(in_flight)
+    finished = []
+    while len(finished) < 6:
+        finished.extend(other.step())
+    continued = [record for record in finished if any(
+        record.start == partial.start and len(record) > len(partial) and (record.actions[: len(partial)] == partial.actions).all()
+        for partial in in_flight)]
+    assert len(continued) == 4, "every saved game is played on first"
+    for record in continued:  # complete and legal from the start, targets for every ply
+        assert record.states()[-1].is_over() and record.policies.shape == (len(record), 65)
+    with pytest.raises(ValueError, match="finished game"):
+        other.continue_games(finished[:1])

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from alphazero.selfplay.config import RayConfig
-from alphazero.selfplay.ray_backend import pack_games, unpack_games
+from alphazero.selfplay.packing import pack_games, unpack_games
 from alphazero.selfplay.reports import DoneReport, ErrorReport, ProgressReport, ShardReport
 from alphazero.validation import ConfigValueError
 
