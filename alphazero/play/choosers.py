@@ -276,20 +276,35 @@ class SearchChooser(MoveChooser):
         started = time.perf_counter()
         if state.must_pass():
             self.last_simulations = 0
-            return Thought(PASS, [MoveInfo(PASS, 1.0, math.nan)], [PASS], math.nan, None, 0, 0.0)
+            return Thought(PASS, [MoveInfo(PASS, 1.0, math.nan)], [PASS], math.nan, None, 0, 0.0, [[PASS]])
         result, search = self._think(state, seconds, should_stop)
         exact = int(result.exact_score[0])
         from alphazero.mcts.search import NO_EXACT_SCORE
+        from alphazero.mcts.tree import ROOT, UNVISITED
 
+        moves = root_move_infos(search.tree, result.visits[0])
+        variations = []
+        for info in moves:
+            child = int(search.tree.children[0, ROOT, info.action])
+            below = principal_variation(search.tree, node=child) if child != UNVISITED else []
+            variations.append([info.action] + below)
         return Thought(
             action=int(result.action[0]),
-            moves=root_move_infos(search.tree, result.visits[0]),
+            moves=moves,
             principal_variation=principal_variation(search.tree),
             root_value=float(result.root_value[0]),
             exact_score=None if exact == NO_EXACT_SCORE else exact,
             simulations=self.last_simulations,
             seconds=time.perf_counter() - started,
+            variations=variations,
         )
+
+    def set_limits(self, simulations: int | None, seconds: float | None) -> None:
+        """Change the budget of later searches (the NBoard engine's `set depth`); the same checks
+        as the constructor's. Kept trees stay usable: a new budget only changes how long each
+        search runs."""
+        probe = SearchChooser(self.evaluator, simulations, seconds)  # validates, allocates nothing
+        self.simulations, self.seconds = probe.simulations, probe.seconds
 
     def new_game(self) -> None:
         for entry in self._searches.values():
@@ -312,6 +327,8 @@ class Thought:
     exact_score:         the root's exact final disc difference for the side to move (empties to
                          the winner) when the endgame solver solved it, else None.
     simulations:         new simulations this search ran; seconds: its wall time.
+    variations:          for each of `moves`, in the same order, that move followed by the most
+                         visited line below it (the NBoard engine's `hint` lines).
     """
 
     action: int
@@ -321,15 +338,16 @@ class Thought:
     exact_score: int | None
     simulations: int
     seconds: float
+    variations: list[list[int]] = dataclasses.field(default_factory=list)
 
 
-def principal_variation(tree, max_plies: int = 20) -> list[int]:
-    """Game 0's line of most visited children from the root (ties: lower action first), as far
-    as the tree has visited children, at most `max_plies` moves."""
+def principal_variation(tree, max_plies: int = 20, node: int | None = None) -> list[int]:
+    """Game 0's line of most visited children from `node` (the root by default; ties: lower
+    action first), as far as the tree has visited children, at most `max_plies` moves."""
     from alphazero.mcts.tree import ROOT, UNVISITED
 
     line: list[int] = []
-    node = ROOT
+    node = ROOT if node is None else node
     while len(line) < max_plies:
         children = tree.children[0, node]
         best_action, best_visits = -1, 0
