@@ -11,7 +11,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "alphazero"
 LOWER = ["othello", "solver", "nn", "mcts", "engine", "selfplay", "replay", "data"]
-HIGHER = ["train", "arena", "play", "gtp", "pretrain", "bench", "faults"]
+HIGHER = ["train", "arena", "play", "gtp", "pretrain", "bench", "faults", "web", "nboard", "export"]
 
 
 def imported_modules(path: Path) -> list[tuple[int, str]]:

@@ -31,11 +31,13 @@ class MoveInfo:
     share:  fraction of the root's search visits that went to this move (the search policy).
     value:  expected result after this move from the point of view of the side that plays it, in
             [-1, 1] (+1 = certain win); NaN when the search never tried the move.
+    visits: the root's visits to this move.
     """
 
     action: int
     share: float
     value: float
+    visits: int = 0  # the root's visits to this move (share x the search's total)
 
     @property
     def win_probability(self) -> float:
@@ -376,7 +378,7 @@ def root_move_infos(tree, visits) -> list[MoveInfo]:
         child = int(tree.children[0, ROOT, action])
         count = int(tree.visits[0, child]) if child != UNVISITED else 0
         value = 0.0 - float(tree.value_sum[0, child]) / count if count else math.nan  # 0.0 - : no -0.0
-        infos.append(MoveInfo(int(action), int(visits[action]) / total, value))
+        infos.append(MoveInfo(int(action), int(visits[action]) / total, value, int(visits[action])))
     infos.sort(key=lambda info: (-info.share, info.action))
     return infos
 
