@@ -230,12 +230,15 @@ class SearchChooser(MoveChooser):
         done = 0
         while True:
             chunk_started = time.perf_counter()
-            result = search.search(positions, ply, add_noise=False)
-            done += chunk
+            # The last chunk is what is left of the simulation budget, so a budget that is not a
+            # multiple of the chunk is still spent exactly.
+            budget = chunk if self.simulations is None else min(chunk, self.simulations - done)
+            result = search.search(positions, ply, add_noise=False, simulations=budget)
+            done += budget
             now = time.perf_counter()
             if time_limit is None and should_stop is None:
                 break
-            if self.simulations is not None and done + chunk > self.simulations:
+            if self.simulations is not None and done >= self.simulations:
                 break
             if time_limit is not None and now + (now - chunk_started) > started + time_limit:
                 break

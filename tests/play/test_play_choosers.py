@@ -282,3 +282,10 @@ def parse_transcript_state(transcript):
     for action in parse_transcript(transcript):
         state = state.play(action)
     return state
+
+
+def test_a_search_in_chunks_spends_a_budget_that_is_not_a_multiple_of_the_chunk_exactly():
+    chooser = SearchChooser(UniformEvaluator(), simulations=100, seconds=60)
+    chooser.choose(GameState.start())
+    assert chooser.last_simulations == 100
+    assert SearchChooser(UniformEvaluator(), simulations=70).think(GameState.start(), should_stop=lambda: False).simulations == 70
