@@ -24,6 +24,7 @@ selenium = pytest.importorskip("selenium", reason='selenium not installed (pip i
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from alphazero.othello.game import GameState  # noqa: E402
@@ -164,6 +165,22 @@ def test_the_board_in_a_browser(server, browser, tiny_run, tmp_path):
     idle(driver)
     WebDriverWait(driver, 60).until(lambda d: d.find_elements(By.ID, "analysis-solver"))
     assert re.search(r"best move (h1|h2)", text(driver, "analysis-solver"))
+
+    # A checkpoint that does not exist: said on the page and in the log; a good one lets the AI move.
+    checkpoint = driver.find_element(By.ID, "checkpoint")
+    good = checkpoint.get_attribute("value")
+    checkpoint.clear()
+    checkpoint.send_keys("/no/such/net.pt")
+    Select(driver.find_element(By.ID, "human")).select_by_value("white")  # the AI (black) is to move
+    idle(driver)
+    assert "checkpoint '/no/such/net.pt' does not exist" in text(driver, "error")
+    assert "could not move" in text(driver, "status") and page_moves(driver) == []
+    assert any("checkpoint '/no/such/net.pt' does not exist" in line for line in log)
+    checkpoint.clear()
+    checkpoint.send_keys(good + Keys.TAB)
+    idle(driver)
+    WebDriverWait(driver, 60).until(lambda d: page_moves(d) != [])
+    assert page_moves(driver)[0] in ("h1", "h2") and not driver.find_element(By.ID, "error").is_displayed()
 
     # The run viewer: the newest game, replayed to ply 5 with the search's policy and value.
     driver.find_element(By.ID, "tab-run").click()

@@ -10,6 +10,7 @@ const CURVE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8
 const $ = (id) => document.getElementById(id);
 
 const play = {
+  aiFailed: false,    // the last AI move request failed (shown in the status line)
   start: null,        // board text of the start position, null for the standard start
   moves: [],          // tokens like "f5", passes as "pa"
   position: null,     // the server's description of the latest position
@@ -150,7 +151,7 @@ function renderPlay() {
   const lastPly = plies.length ? plies[plies.length - 1] : null;
   const humanTurn = latest && !position.over && humanPlays(position.to_move);
   renderBoard($("board"), position, {
-    legal: humanTurn && busy === 0 ? position.legal : (latest ? [] : []),
+    legal: humanTurn && busy === 0 ? position.legal : [],
     last: lastPly && lastPly.move !== "pa" ? lastPly.move : null,
     flipped: lastPly ? lastPly.flipped : [],
     heat: play.heat,
@@ -161,6 +162,7 @@ function renderPlay() {
   if (position.over) status = `Game over: ${position.result}.`;
   else if (!latest) status = `${capital(position.to_move)} to move.`;
   else if (humanPlays(position.to_move)) status = `${capital(position.to_move)} to move (you).`;
+  else if (play.aiFailed) status = `${capital(position.to_move)} to move: the AI could not move (see the message); change the network or budget to retry.`;
   else status = `${capital(position.to_move)} to move: the AI is thinking…`;
   $("status").textContent = status;
   $("viewing").hidden = latest;
@@ -227,9 +229,15 @@ async function humanMove(square) {
 async function maybeAiMove() {
   const position = play.position;
   if (!position || position.over || humanPlays(position.to_move)) return;
+  play.aiFailed = false;
   $("status").textContent = `${capital(position.to_move)} to move: the AI is thinking…`;
-  const answer = await api("/api/ai_move", { start: play.start, moves: play.moves, ...settings() });
-  play.lastSearch = answer.search;
+  let answer;
+  try {
+    answer = await api("/api/ai_move", { start: play.start, moves: play.moves, ...settings() });
+  } catch (err) {
+    play.aiFailed = true;
+    throw err;
+  }
   await setGame(answer.position);
 }
 
@@ -522,6 +530,10 @@ async function init() {
   $("load").addEventListener("click", loadText);
   $("back-to-game").addEventListener("click", () => viewPly(play.moves.length));
   $("human").addEventListener("change", () => guarded(async () => { renderPlay(); await maybeAiMove(); }));
+  for (const id of ["checkpoint", "simulations", "seconds"]) {
+    // A changed network or budget retries an AI move that failed.
+    $(id).addEventListener("change", () => play.aiFailed && guarded(maybeAiMove));
+  }
   $("download-txt").addEventListener("click", () => play.position && download(play.position.transcript, "othello.txt"));
   $("download-ggf").addEventListener("click", () => play.position && download(play.position.ggf, "othello.ggf"));
   $("run-open").addEventListener("click", openRun);
