@@ -60,9 +60,9 @@ class Engines:
     else play's default). settings: device, threads, endgame depth and seed for every network.
     """
 
-    def __init__(self, default_checkpoint: str | os.PathLike, settings: SearchSettings = SearchSettings()):
+    def __init__(self, default_checkpoint: str | os.PathLike, settings: SearchSettings | None = None):
         self.default_checkpoint = str(default_checkpoint)
-        self.settings = settings
+        self.settings = settings or SearchSettings()
         self._choosers: dict[tuple[str, float], SearchChooser] = {}
         self._lock = threading.Lock()
 
@@ -119,7 +119,7 @@ class Engines:
         with self._lock:
             _, values = self.chooser(checkpoint).evaluator(positions)
         black_values = []
-        for state, value in zip(states, values):
+        for state, value in zip(states, values, strict=True):
             if state.is_over():
                 margin = state.black_margin()
                 black_values.append(float((margin > 0) - (margin < 0)))
@@ -144,7 +144,7 @@ def search_summary(thought, state) -> dict:
     """The search's move, value, candidates (visits, Q, win %), principal variation and, near the
     end, the exact solver's result."""
     moves = []
-    for info, line in zip(thought.moves, thought.variations or [[]] * len(thought.moves)):
+    for info, line in zip(thought.moves, thought.variations or [[]] * len(thought.moves), strict=True):
         moves.append({
             "move": "pa" if info.action == PASS else action_name(info.action),
             "visits": info.visits, "share": info.share,

@@ -16,7 +16,7 @@ from alphazero.play.choosers import SearchSettings, default_checkpoint  # noqa: 
 from alphazero.web.analysis import Engines  # noqa: E402
 from alphazero.web.server import create_app  # noqa: E402
 from tests.conftest import REPO_ROOT  # noqa: E402
-from tests.web.conftest import snapshot, write_run_shard  # noqa: E402
+from tests.web.helpers import snapshot, write_run_shard  # noqa: E402
 
 NEAR_END = "OOXXOOO-XOXXOOO-XXOOOXOOXOOOOXXOXOXOOOOOXOOXOOOOXOXOOOOOXXOOOOOO X"  # black: h1 or h2
 

@@ -14,7 +14,6 @@ import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -31,7 +30,7 @@ from alphazero.othello.game import GameState  # noqa: E402
 from alphazero.othello.notation import parse_transcript  # noqa: E402
 from alphazero.play.choosers import default_checkpoint  # noqa: E402
 from tests.conftest import REPO_ROOT  # noqa: E402
-from tests.web.conftest import snapshot  # noqa: E402
+from tests.web.helpers import snapshot  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
