@@ -38,6 +38,11 @@ def add_progress_option(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 worker`, `0 workers`, `3 commits`: a number with its noun in the right number."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
 def format_seconds(seconds: float) -> str:
     """`42 s`, `3 min 05 s`, `1 h 02 min`: durations a person reads at a glance."""
     seconds = max(0, int(round(seconds)))
