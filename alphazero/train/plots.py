@@ -35,11 +35,18 @@ FIGURES = {
 
 
 def read_scalars(tb_dir: Path) -> dict[str, list[tuple[int, float]]]:
+    """{tag: [(step, value), ...]} of every scalar in a run's TensorBoard directory."""
+    return {tag: [(step, value) for step, value, _ in events] for tag, events in read_scalar_events(tb_dir).items()}
+
+
+def read_scalar_events(tb_dir: Path) -> dict[str, list[tuple[int, float, float]]]:
+    """{tag: [(step, value, wall time in seconds since the epoch), ...]}: all of them (no sampling),
+    with TensorBoard's own handling of the events a resumed run purged."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     accumulator = EventAccumulator(str(tb_dir), size_guidance={"scalars": 0})
     accumulator.Reload()
-    return {tag: [(e.step, e.value) for e in accumulator.Scalars(tag)] for tag in accumulator.Tags()["scalars"]}
+    return {tag: [(e.step, e.value, e.wall_time) for e in accumulator.Scalars(tag)] for tag in accumulator.Tags()["scalars"]}
 
 
 def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[Path]:
