@@ -45,7 +45,7 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
 
 def format_seconds(seconds: float) -> str:
     """`42 s`, `3 min 05 s`, `1 h 02 min`: durations a person reads at a glance."""
-    seconds = max(0, int(round(seconds)))
+    seconds = max(0, round(seconds))
     if seconds < 60:
         return f"{seconds} s"
     if seconds < 3600:

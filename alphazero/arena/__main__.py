@@ -24,10 +24,10 @@ import sys
 from alphazero.arena.game_log import GameLog
 from alphazero.arena.ladder import play_ladder
 from alphazero.arena.match import check_shard, play_match, save_games_transcripts
-from alphazero.atomic import write_text_atomic
-from alphazero.console import add_progress_option, progress_wanted
 from alphazero.arena.openings import read_openings
 from alphazero.arena.players import SPEC_FORMS, PlayerSpecError, make_player
+from alphazero.atomic import write_text_atomic
+from alphazero.console import add_progress_option, progress_wanted
 
 SPEC_HELP = "player spec, one of: " + "; ".join(SPEC_FORMS)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import bisect
 import logging
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from alphazero.othello.record import GameRecord
 from alphazero.replay.buffer import list_shards

@@ -89,8 +89,10 @@ def replay(game: NumberedGame, total: int, color: bool = False) -> str:
         if key in meta:
             about.append(f"{label} {meta[key]}" if key != "simulations" else f"{meta[key]} simulations")
     lines = [
-        f"game {game.number} of {total}: {game.shard.name}, its game {game.index_in_shard + 1}; {', '.join(about)}; "
-        f"written {written_text(game.created)}",
+        (
+            f"game {game.number} of {total}: {game.shard.name}, its game {game.index_in_shard + 1}; {', '.join(about)}; "
+            f"written {written_text(game.created)}"
+        ),
         f"result: {result_text(record.black_margin)}",
         f"board: {LEGEND}",
         "",

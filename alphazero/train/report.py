@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import calendar
+import itertools
 import json
 import sys
 import time
@@ -100,7 +101,7 @@ def _number(value, spec: str) -> str:
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "?"
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 3600:
         return f"{seconds // 60} min {seconds % 60:02d} s"
     return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
@@ -128,7 +129,7 @@ def run_clock(event_times: list[float], starts: list[float]):
         return lambda wall: None
     first_start = starts[0] if starts and starts[0] <= times[0] else times[0]
     running = [times[0] - first_start]
-    for before, now in zip(times, times[1:]):
+    for before, now in itertools.pairwise(times):
         later_starts = [s for s in starts if before < s <= now]
         running.append(running[-1] + (now - max(later_starts) if later_starts else now - before))
 

@@ -97,7 +97,7 @@ def test_a_directory_without_games_and_bad_numbers_are_refused(tmp_path, capsys)
 
 
 def test_an_unreadable_shard_is_skipped_with_a_warning(run, capsys):
-    run_dir, games = run
+    run_dir, _ = run
     shards = sorted((run_dir / "replay").glob("shard-*.npz"))
     shards[1].write_bytes(b"not a shard")
     assert main([str(run_dir), "--last", "20"]) == 0
