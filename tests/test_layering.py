@@ -25,14 +25,14 @@ LAYERS = [
     ["engine"],
     ["selfplay", "arena"],
     ["train", "play"],
-    ["pretrain", "gtp", "web", "nboard", "export"],
+    ["pretrain", "gtp", "web", "nboard", "export", "games"],
     ["faults"],
     ["bench"],
 ]
 FLOOR = {package: floor for floor, packages in enumerate(LAYERS) for package in packages}
 # The stages that make games and networks never import the ones that consume them.
 LOWER = ["othello", "solver", "nn", "mcts", "engine", "selfplay", "replay", "data"]
-HIGHER = ["train", "arena", "play", "gtp", "pretrain", "bench", "faults", "web", "nboard", "export"]
+HIGHER = ["train", "arena", "play", "gtp", "pretrain", "bench", "faults", "web", "nboard", "export", "games"]
 
 
 def module_name(path: Path) -> str:

@@ -39,6 +39,10 @@ travel back to this process through the object store, which writes the shards: c
 
 Positions and simulations come from the workers' progress reports (every 2 s each), so a window
 of a few seconds is noisy: use 30 s or more.
+
+On a terminal the phases (workers starting, warm-up, the measured window, the network alone) and
+the positions per second so far show on stderr while it runs; in a pipe only the JSON line is
+printed (`--progress/--no-progress` to choose).
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from alphazero.console import StatusLine, add_progress_option, format_seconds, progress_wanted
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 PRESETS = tuple(sorted(path.stem for path in (CONF_DIR / "experiment").glob("*.yaml")))
@@ -81,6 +87,7 @@ def _parse(argv):
     parser.add_argument("--ray-address", default="local", help="with --backend ray: local (in-process Ray), auto or HOST:PORT (default local)")
     parser.add_argument("--network-seconds", type=float, default=3.0, help="time to measure the network alone (default 3)")
     parser.add_argument("--keep-dir", action="store_true", help="keep the temporary run directory")
+    add_progress_option(parser, "the phase and the positions per second so far")
     parser.add_argument("overrides", nargs="*", help="further config overrides, e.g. mcts.simulations=100 selfplay.server_wait_ms=2")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.warmup < 0:
@@ -113,42 +120,57 @@ def _start_pool(args, cfg, selfplay_cfg, run_dir: Path, net):
     return WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
 
 
-def _wait_until_every_worker_plays(pool, workers: int, warmup: float) -> None:
+def _wait_until_every_worker_plays(pool, workers: int, warmup: float, status: StatusLine | None = None) -> None:
     """Until each worker has reported progress twice (processes started, kernels compiled), then
     `warmup` seconds more."""
     from alphazero.selfplay.reports import ErrorReport, ProgressReport
 
+    status = status or StatusLine(False)
     reports = {w: 0 for w in range(workers)}
     started = time.perf_counter()
     while min(reports.values()) < 2:
-        if time.perf_counter() - started > 600:
+        waited = time.perf_counter() - started
+        if waited > 600:
             raise RuntimeError(f"workers did not all start playing within 600 s (progress reports: {reports})")
+        playing = sum(count >= 2 for count in reports.values())
+        status.update(
+            f"[bench selfplay] starting {workers} worker(s) (loading the network, compiling the search): "
+            f"{playing}/{workers} playing, {format_seconds(waited)}"
+        )
         for report in pool.poll(timeout=0.5):
             if isinstance(report, ProgressReport):
                 reports[report.worker] += 1
             elif isinstance(report, ErrorReport):
                 raise RuntimeError(f"self-play worker {report.worker} failed:\n{report.message}")
+    status.close(f"[bench selfplay] {workers}/{workers} worker(s) playing after {format_seconds(time.perf_counter() - started)}")
     warm_until = time.perf_counter() + warmup
     while time.perf_counter() < warm_until:
+        status.update(f"[bench selfplay] warming up: {format_seconds(warm_until - time.perf_counter())} before measuring")
         pool.poll(timeout=0.5)
+    if warmup:
+        status.close(f"[bench selfplay] warmed up for {format_seconds(warmup)}")
 
 
-def _measure(pool, seconds: float, gpu) -> dict:
+def _measure(pool, seconds: float, gpu, status: StatusLine | None = None) -> dict:
     """Moves, simulations and the pipeline's figures over `seconds` of the workers' reports."""
     from alphazero.selfplay.reports import ProgressReport
     from alphazero.selfplay.throughput import PipelineCounters
 
+    status = status or StatusLine(False)
     counters = PipelineCounters(pool)
     gpu.reset()
     moves = simulations = 0
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    while (elapsed := time.perf_counter() - start) < seconds:
+        rate = f", {moves / elapsed:.1f} positions/s so far" if moves and elapsed > 0 else ""
+        status.update(f"[bench selfplay] measuring: {format_seconds(elapsed)} of {format_seconds(seconds)}{rate}")
         for report in pool.poll(timeout=0.5):
             if isinstance(report, ProgressReport):
                 counters.add_progress(report)
                 moves += report.moves
                 simulations += report.simulations
     elapsed = time.perf_counter() - start
+    status.close(f"[bench selfplay] measured {format_seconds(elapsed)}: {moves / elapsed:.1f} positions/s")
     return {"seconds": elapsed, "moves": moves, "simulations": simulations, "figures": counters.figures(), "gpu": gpu.mean(),
             "restarts": pool.restarts + (pool.server.restarts if getattr(pool, "server", None) is not None else 0)}
 
@@ -170,12 +192,13 @@ def main(argv):
     net = build_network(cfg.model)
     net.eval()
     gpu = GpuUtilization()
+    status = StatusLine(progress_wanted(args.progress))
     pool = _start_pool(args, cfg, selfplay_cfg, run_dir, net)
     try:
         for worker_id in range(selfplay_cfg.workers):
             pool.assign(worker_id, 0)
-        _wait_until_every_worker_plays(pool, selfplay_cfg.workers, args.warmup)
-        measured = _measure(pool, args.seconds, gpu)
+        _wait_until_every_worker_plays(pool, selfplay_cfg.workers, args.warmup, status)
+        measured = _measure(pool, args.seconds, gpu, status)
     finally:
         pool.close()
         gpu.close()
@@ -188,6 +211,8 @@ def main(argv):
     # The network alone, at the batch the pipeline's network calls actually had (on a CPU: one
     # process's rate times the processes that make network calls; see network_only_setting).
     threads, copies = network_only_setting(selfplay_cfg, device)
+    status.update(f"[bench selfplay] measuring the network alone at batch {mean_batch or 1:.1f} (about {format_seconds(3 * args.network_seconds)})", force=True)
+    status.close()
     network_rate = copies * network_evals_per_second(net, device, mean_batch or 1, seconds=args.network_seconds, threads=threads)
     return {
         "benchmark": "selfplay",

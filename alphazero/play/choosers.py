@@ -567,6 +567,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (a pause of 0 is no pause, a valid choice)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
+    return value
+
+
 def default_endgame_empties() -> int:
     from alphazero.mcts.config import MCTSConfig
 

@@ -19,6 +19,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
 from alphazero.train.schema import register_configs, to_typed
+from alphazero.train.usage import help_text, wants_help
 
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
@@ -66,6 +67,10 @@ def _refuse(err: Exception) -> None:
 
 
 def main() -> None:
+    if wants_help(sys.argv[1:]):
+        # The presets and groups on one screen (Hydra's --help would print the whole config).
+        print(help_text(CONF_DIR, __doc__.split("Examples:\n", 1)[-1]), end="")
+        return
     # Judge the command line before Hydra creates the run directory and its .hydra/: a refused
     # start leaves the file system as it was.
     from alphazero.train.startup import StartRefused, check_command_line, training_processes

@@ -194,7 +194,7 @@ class TrainingRun:
                                    value_target_q_weight=cfg.train.value_target_q_weight)
         self.metrics = Metrics(self.run_dir / "tb", purge_step=resume_purge_step(self.state.step) if cfg.run.resume else None)
         log.info(
-            "run directory %s | model %s | %d self-play workers x %d games | mode %s | device %s",
+            "run directory %s | model %s | self-play workers: %d x %d games | mode %s | device %s",
             self.run_dir, _model_summary(cfg), cfg.selfplay.workers, cfg.selfplay.concurrent_games, cfg.run.mode, self.device,
         )
         log.info("replay buffer: %d games, %d positions on disk", self.replay.total_games, self.replay.total_positions)
