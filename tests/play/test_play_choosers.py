@@ -5,6 +5,7 @@ import math
 import random
 import time
 
+import numpy as np
 import pytest
 
 from alphazero.mcts.evaluator import UniformEvaluator
@@ -241,3 +242,41 @@ def test_random_player_chooser_is_reproducible():
         assert first.choose(state) == second.choose(state)
         state = state.play(rng.choice(state.legal_actions()))
     assert parse_square("f5") in GameState.start().legal_actions()
+
+
+class DiscCountEvaluator:
+    """Uniform priors, value = tanh(disc difference / 8) for the side to move: deterministic and
+    the same in any batch, but a search with it still prefers some moves to others."""
+
+    def __call__(self, positions):
+        priors, _ = UniformEvaluator()(positions)
+        counts = np.bitwise_count(np.ascontiguousarray(positions, dtype=np.uint64)).astype(np.float32)
+        return priors, np.tanh((counts[:, 0] - counts[:, 1]) / 8).astype(np.float32)
+
+
+class FlakyEvaluator(DiscCountEvaluator):
+    """Raises on its `fail_on`-th call (as a CUDA out-of-memory error would), once."""
+
+    def __init__(self, fail_on):
+        self.calls, self.fail_on = 0, fail_on
+
+    def __call__(self, positions):
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise RuntimeError("evaluator failed")
+        return super().__call__(positions)
+
+
+def test_after_a_search_error_the_chooser_plays_what_a_chooser_that_never_failed_plays():
+    state = GameState.start()
+    for action in parse_transcript("f5d6c3d3c4f4"):
+        state = state.play(action)
+    flaky = SearchChooser(FlakyEvaluator(fail_on=4), simulations=64)
+    with pytest.raises(RuntimeError, match="evaluator failed"):
+        flaky.choose(state)
+    healthy = SearchChooser(DiscCountEvaluator(), simulations=64)
+    for ply in range(10):  # both sides, so each chooser reuses its tree across its own move and the reply
+        action = healthy.choose(state)
+        assert flaky.choose(state) == action, f"ply {ply}"
+        assert flaky.last_reused_visits == healthy.last_reused_visits
+        state = state.play(action)
