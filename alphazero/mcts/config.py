@@ -24,7 +24,12 @@ class MCTSConfig:
       fpu_reduction: first-play urgency. An unvisited child is valued at its parent's mean value (from
         the parent's side to move) minus this amount, so a well-visited good move is not abandoned for
         every untried sibling; 0 values untried moves like the parent itself.
-      dirichlet_alpha: concentration of the root noise (about 10 / typical number of legal moves).
+      dirichlet_alpha: concentration of the PUCT root's Dirichlet noise. AlphaZero's rule scales it
+        inversely with the typical number of legal moves, alpha ~ 10 / moves (chess 0.3 for ~35,
+        Go 0.03 for ~250); Othello has about 8 legal moves a position (mean 8.2 over the WTHOR
+        2018 games, 7.9 in the 1977 fixture), so 1.25. Until 2026-11-26 the default was chess's
+        0.3, which over 8 moves gives one move 52% of the noise on average, two 75% (32% and 52%
+        at 1.25); runs recorded before then used 0.3 (pass mcts.dirichlet_alpha=0.3 to repeat them).
       noise_fraction: weight of the noise in the root priors when `search(add_noise=True)`.
       temperature: the chosen move is sampled proportionally to visits ** (1 / temperature) while
         `ply < temperature_plies`; afterwards (or with temperature 0) the most visited move is played.
@@ -85,7 +90,7 @@ class MCTSConfig:
     simulations: int = 100
     c_puct: float = 1.5
     fpu_reduction: float = 0.25
-    dirichlet_alpha: float = 0.3
+    dirichlet_alpha: float = 1.25
     noise_fraction: float = 0.25
     temperature: float = 1.0
     temperature_plies: int = 20

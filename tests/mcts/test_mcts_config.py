@@ -58,3 +58,26 @@ def test_uniform_evaluator_spreads_priors_over_legal_actions_with_value_zero():
     np.testing.assert_array_equal(np.flatnonzero(priors[1]), [PASS])
     np.testing.assert_array_equal(values, [0.0, 0.0])
     assert uniform_priors(np.zeros((0, 2), dtype=np.uint64)).shape == (0, 65)
+
+
+def test_default_dirichlet_alpha_follows_alphazeros_rule_of_ten_over_the_legal_moves():
+    """alpha ~ 10 / the typical number of legal moves (AlphaZero: chess 0.3 for ~35 moves), with
+    Othello's count measured on the fixture's expert games (forced passes not counted)."""
+    from pathlib import Path
+
+    from alphazero.data.wthor import read_wtb
+    from alphazero.othello.game import GameState
+
+    legal_moves = []
+    for game in read_wtb(Path(__file__).resolve().parents[1] / "fixtures" / "WTH_1977.wtb"):
+        state = GameState.start()
+        for square in game.squares:
+            if square < 0 or state.is_over():
+                break
+            if state.must_pass():
+                state = state.play(PASS)
+            legal_moves.append(len(state.legal_actions()))
+            state = state.play(int(square))
+    mean = float(np.mean(legal_moves))
+    assert 6 < mean < 10 and len(legal_moves) > 500
+    assert MCTSConfig().dirichlet_alpha == pytest.approx(10 / mean, rel=0.1)
