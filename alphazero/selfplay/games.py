@@ -79,7 +79,7 @@ class SelfPlayRunner:
         self.random_opening_plies = random_opening_plies
         self.metadata = dict(metadata or {})
         self.num_slots = search.num_games
-        self.simulations_run = 0  # searched plies x simulations, for throughput figures
+        self.simulations_run = 0  # simulations searched (SearchResult.simulations, not visits), for throughput figures
         self.games_started = 0
         self._slots: list[_Slot | None] = [None] * self.num_slots
         self._waiting: list[GameRecord] = []  # unfinished games to continue before new ones start
@@ -184,7 +184,7 @@ class SelfPlayRunner:
             full = to_search & (self.rng.random(self.num_slots) < self.playout_cap_fraction)
         if to_search.any():
             result = self._search_capped(positions, full, to_search & ~full)
-            self.simulations_run += int(result.visits[to_search].sum())
+            self.simulations_run += int(result.simulations[to_search].sum())
             actions[to_search] = result.action[to_search]
         for i in np.flatnonzero(in_play):
             slot = slots[i]
@@ -221,12 +221,12 @@ class SelfPlayRunner:
         root the small searches draw Gumbel noise too: it is how that root samples its move."""
         if not small.any():
             return self.search.search(positions, self._ply, active=full, add_noise=True)
-        small_noise = self.search.config.root_policy == "gumbel"
+        small_noise = self.search.root_rule.noise_samples_the_move
         result = self.search.search(positions, self._ply, active=small, add_noise=small_noise,
                                     simulations=self.playout_cap_small)
         if full.any():
             full_result = self.search.search(positions, self._ply, active=full, add_noise=True)
-            for name in ("policy", "visits", "root_value", "action", "reused_visits", "exact_score"):
+            for name in ("policy", "visits", "root_value", "action", "reused_visits", "exact_score", "simulations"):
                 merged = getattr(result, name)
                 merged[full] = getattr(full_result, name)[full]
         return result

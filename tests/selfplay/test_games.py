@@ -116,3 +116,19 @@ def test_games_in_flight_continue_in_another_runner_as_if_they_never_stopped():
         assert record.states()[-1].is_over() and record.policies.shape == (len(record), 65)
     with pytest.raises(ValueError, match="finished game"):
         other.continue_games(finished[:1])
+
+
+def test_simulations_run_counts_the_simulations_searched_not_the_visits_reused_from_the_last_move():
+    """Tree reuse carries the played child's visits into the next search; they are not simulations
+    of that move. Forced passes are not searched; playout cap's small searches count their budget."""
+    for cap_fraction in (1.0, 0.5):
+        search = BatchedSearch(MCTSConfig(simulations=16, tree_reuse=True), UniformEvaluator(), 4, seed=2)
+        runner = SelfPlayRunner(search, np.random.default_rng(2), random_opening_plies=2,
+                                playout_cap_fraction=cap_fraction, playout_cap_small=5)
+        records = runner.play(4)
+        expected = 0
+        for record in records:
+            full = np.ones(len(record), dtype=bool) if record.policy_mask is None else record.policy_mask
+            searched = record.actions != PASS
+            expected += 16 * int((searched & full).sum()) + 5 * int((searched & ~full).sum())
+        assert runner.simulations_run == expected

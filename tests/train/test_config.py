@@ -32,6 +32,7 @@ HEADLINE_OVERRIDES = [  # checkpoints/README.md: the command that made checkpoin
     "train.lr_min_factor=0.1", "train.min_positions=6000", "arena.gating=true", "arena.every_steps=800",
     "arena.pairs=20", "arena.simulations=100", "arena.max_pairs=60", "eval.every_steps=1600",
     "eval.pairs=20", "eval.simulations=100",
+    "mcts.dirichlet_alpha=0.3",  # the default then; 1.25 since 2026-11-26
 ]
 
 
