@@ -10,6 +10,7 @@ MAX_ENDGAME_SOLVE_EMPTIES = 24
 # Chosen by measurement (docs/benchmarks.md, "Exact endgame solver"): the largest N at which a
 # move's time grows by at most 20% with the small network at 100 simulations on a 2-core CPU.
 DEFAULT_ENDGAME_SOLVE_EMPTIES = 16
+DEFAULT_ENDGAME_WLD_EMPTIES = 0
 ROOT_POLICIES = ("puct", "gumbel")
 
 
@@ -78,6 +79,11 @@ class MCTSConfig:
         evaluated by the network: its value is the exact result and it feeds the solver's proofs.
         A root with at most this many empties is solved for the exact score, and the search plays
         its best move. 0 turns the endgame solver off. Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_wld_empties: opened nodes are solved for win/loss/draw from this many empties on,
+        when it is more than `endgame_solve_empties` (0: the same): a win/loss/draw solve, which
+        is all a node's proof needs, costs a fraction of an exact one, so it can start a few
+        empties earlier than the roots' exact solves. Roots in between are proven through their
+        solved children (MCTS-Solver). Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
       endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
         each), allocated once per search object.
     """
@@ -102,6 +108,7 @@ class MCTSConfig:
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
+    endgame_wld_empties: int = DEFAULT_ENDGAME_WLD_EMPTIES
     endgame_table_bits: int = 18
 
     def __post_init__(self):
@@ -138,8 +145,16 @@ class MCTSConfig:
         _require(_integer(self.endgame_solve_empties)
                  and 0 <= self.endgame_solve_empties <= MAX_ENDGAME_SOLVE_EMPTIES, "endgame_solve_empties",
                  f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = off)", self.endgame_solve_empties)
+        _require(_integer(self.endgame_wld_empties) and 0 <= self.endgame_wld_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
+                 "endgame_wld_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = endgame_solve_empties)",
+                 self.endgame_wld_empties)
         _require(_integer(self.endgame_table_bits) and 8 <= self.endgame_table_bits <= 28, "endgame_table_bits",
                  "an integer in 8..28", self.endgame_table_bits)
+
+    @property
+    def leaf_solve_empties(self) -> int:
+        """Opened nodes with at most this many empties are solved (win/loss/draw); 0 = none."""
+        return max(self.endgame_solve_empties, self.endgame_wld_empties)
 
     @property
     def node_capacity(self) -> int:

@@ -30,8 +30,10 @@ simulations with the default reuse headroom: about 236 MB).
 Endgames (`MCTSConfig.endgame_solve_empties` = N > 0): a node opened with at most N empties is
 solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is a proven leaf; a
 root with at most N empties is solved for its exact score first, and the search plays the
-solver's best move (`SearchResult.exact_score` reports the score). One solver, with its
-transposition table, serves all games of the search object for its lifetime.
+solver's best move (`SearchResult.exact_score` reports the score); with
+`MCTSConfig.endgame_wld_empties` = W > N, opened nodes are solved (win/loss/draw) from W empties
+on. One solver, with its transposition table, serves all games of the search object for its
+lifetime.
 
 Finished games must not be searched: an active game whose position is over raises ValueError.
 Inactive games are not touched, not evaluated, and report zeros and action NO_ACTION (-1).
@@ -118,7 +120,7 @@ class BatchedSearch:
             self._num_considered = np.zeros(num_games, dtype=np.int64)
             self._local_visits = np.zeros((num_games, NUM_ACTIONS), dtype=np.int32)
         self._max_kept_nodes = config.node_capacity - config.simulations
-        self.endgame_solver = Solver(config.endgame_table_bits) if config.endgame_solve_empties > 0 else None
+        self.endgame_solver = Solver(config.endgame_table_bits) if config.leaf_solve_empties > 0 else None
 
     def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
                add_noise: bool = True, simulations: int | None = None) -> SearchResult:
@@ -254,7 +256,7 @@ class BatchedSearch:
         """
         positions = self._eval_positions[:count]
         empties = 64 - np.bitwise_count(positions[:, 0] | positions[:, 1]).astype(np.int64)
-        within = np.flatnonzero(empties <= self.config.endgame_solve_empties)
+        within = np.flatnonzero(empties <= self.config.leaf_solve_empties)
         if within.size == 0:
             return count
         solved_value = np.full(count, np.nan, dtype=np.float32)
