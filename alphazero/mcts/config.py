@@ -84,6 +84,8 @@ class MCTSConfig:
         is all a node's proof needs, costs a fraction of an exact one, so it can start a few
         empties earlier than the roots' exact solves. Roots in between are proven through their
         solved children (MCTS-Solver). Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_solver_options: the endgame solver's techniques, as `SearchOptions.parse` reads them:
+        "default", or "off" for the solver before issue 36 (to measure what they changed).
       endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
         each), allocated once per search object.
     """
@@ -109,6 +111,7 @@ class MCTSConfig:
     gumbel_c_scale: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
     endgame_wld_empties: int = DEFAULT_ENDGAME_WLD_EMPTIES
+    endgame_solver_options: str = "default"
     endgame_table_bits: int = 18
 
     def __post_init__(self):
@@ -148,6 +151,9 @@ class MCTSConfig:
         _require(_integer(self.endgame_wld_empties) and 0 <= self.endgame_wld_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
                  "endgame_wld_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = endgame_solve_empties)",
                  self.endgame_wld_empties)
+        _require(isinstance(self.endgame_solver_options, str) and _solver_options_ok(self.endgame_solver_options),
+                 "endgame_solver_options", "a solver switch set such as default, off or off+etc",
+                 self.endgame_solver_options)
         _require(_integer(self.endgame_table_bits) and 8 <= self.endgame_table_bits <= 28, "endgame_table_bits",
                  "an integer in 8..28", self.endgame_table_bits)
 
@@ -174,3 +180,13 @@ def _finite(value) -> bool:
 def _require(condition: bool, field: str, expected: str, value) -> None:
     if not condition:
         raise ValueError(f"mcts.{field} must be {expected}, got {value!r}")
+
+
+def _solver_options_ok(text: str) -> bool:
+    from alphazero.solver.solver import SearchOptions
+
+    try:
+        SearchOptions.parse(text)
+    except ValueError:
+        return False
+    return True

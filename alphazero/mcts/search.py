@@ -54,7 +54,7 @@ from alphazero.mcts.root import (add_root_noise, choose_actions, discount_root_v
                                  restore_root_priors, root_child_visits, root_outputs, sample_moves_by_visits)
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
-from alphazero.solver.solver import Solver
+from alphazero.solver.solver import SearchOptions, Solver
 
 
 @dataclass
@@ -120,7 +120,8 @@ class BatchedSearch:
             self._num_considered = np.zeros(num_games, dtype=np.int64)
             self._local_visits = np.zeros((num_games, NUM_ACTIONS), dtype=np.int32)
         self._max_kept_nodes = config.node_capacity - config.simulations
-        self.endgame_solver = Solver(config.endgame_table_bits) if config.leaf_solve_empties > 0 else None
+        self.endgame_solver = (Solver(config.endgame_table_bits, SearchOptions.parse(config.endgame_solver_options))
+                               if config.leaf_solve_empties > 0 else None)
 
     def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
                add_noise: bool = True, simulations: int | None = None) -> SearchResult:

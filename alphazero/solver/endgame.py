@@ -880,8 +880,9 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
     if params[P_ROOT_WINDOW] == 0 or alpha > -MAX_SCORE or beta < MAX_SCORE:
         return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
     guess = np.int64(0)
-    while True:
+    for _ in range(MAX_SCORE + 2):  # each pass moves the guess one way by 2 or more: at most 65 passes
         score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, params, nodes)
         if score == guess or move < 0:
             return score, move
         guess = score
+    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
