@@ -5,7 +5,7 @@ solver for both sides) to fix a set of positions, then times one move (one `MCTS
 one game, `--simulations` simulations) in every position of every game, in game order, once per
 reach N in `--reach` (0 = solver off), each reach with its own player (its own solver table,
 kept through the game as in a match). A reach is `N` (exact root solves and win/loss/draw
-solves of opened nodes from N empties), `N/W` (win/loss/draw from W > N empties:
+solves of opened nodes from N empties), `N/W` (opened nodes from W empties instead:
 `mcts.endgame_wld_empties`), either with `:OPTIONS` for the solver's switch set
 (`mcts.endgame_solver_options`, e.g. `16:off` = the solver before issue 36). The reaches take turns position by position so that load
 from other jobs falls on all of them alike. Reports, per N: mean seconds per move over whole games

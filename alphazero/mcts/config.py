@@ -79,11 +79,12 @@ class MCTSConfig:
         evaluated by the network: its value is the exact result and it feeds the solver's proofs.
         A root with at most this many empties is solved for the exact score, and the search plays
         its best move. 0 turns the endgame solver off. Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
-      endgame_wld_empties: opened nodes are solved for win/loss/draw from this many empties on,
-        when it is more than `endgame_solve_empties` (0: the same): a win/loss/draw solve, which
-        is all a node's proof needs, costs a fraction of an exact one, so it can start a few
-        empties earlier than the roots' exact solves. Roots in between are proven through their
-        solved children (MCTS-Solver). Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_wld_empties: opened nodes are solved (win/loss/draw) from this many empties on
+        instead of from `endgame_solve_empties` (0: the same). A node's proof needs only the sign,
+        and one solve per opened node adds up: set it above `endgame_solve_empties` where those
+        solves are cheaper than the evaluations they replace, below it where a root's exact solve
+        (once per move) is affordable but a solve per opened node is not. Range
+        0..MAX_ENDGAME_SOLVE_EMPTIES.
       endgame_solver_options: the endgame solver's techniques, as `SearchOptions.parse` reads them:
         "default", or "off" for the solver before issue 36 (to measure what they changed).
       endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
@@ -160,7 +161,7 @@ class MCTSConfig:
     @property
     def leaf_solve_empties(self) -> int:
         """Opened nodes with at most this many empties are solved (win/loss/draw); 0 = none."""
-        return max(self.endgame_solve_empties, self.endgame_wld_empties)
+        return self.endgame_wld_empties or self.endgame_solve_empties
 
     @property
     def node_capacity(self) -> int:

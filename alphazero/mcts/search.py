@@ -31,8 +31,8 @@ Endgames (`MCTSConfig.endgame_solve_empties` = N > 0): a node opened with at mos
 solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is a proven leaf; a
 root with at most N empties is solved for its exact score first, and the search plays the
 solver's best move (`SearchResult.exact_score` reports the score); with
-`MCTSConfig.endgame_wld_empties` = W > N, opened nodes are solved (win/loss/draw) from W empties
-on. One solver, with its transposition table, serves all games of the search object for its
+`MCTSConfig.endgame_wld_empties` = W > 0, opened nodes are solved (win/loss/draw) from W empties
+on instead of N. One solver, with its transposition table, serves all games of the search object for its
 lifetime.
 
 Finished games must not be searched: an active game whose position is over raises ValueError.
