@@ -411,99 +411,67 @@ def _fast_last1(player, opponent, square, nodes):
 
 
 @njit(cache=True, inline="always")
-def _fast_last2_moves(player, opponent, beta, sq1, sq2, nodes):
-    best = -INFINITY
-    flipped = _legal_flips(player, opponent, sq1)
-    if flipped:
-        best = -_fast_last1(opponent ^ flipped, player | flipped | (ONE << np.uint64(sq1)), sq2, nodes)
-        if best >= beta:
-            return best
-    flipped = _legal_flips(player, opponent, sq2)
-    if flipped:
-        score = -_fast_last1(opponent ^ flipped, player | flipped | (ONE << np.uint64(sq2)), sq1, nodes)
-        if score > best:
-            best = score
-    return best
-
-
-@njit(cache=True)
 def _fast_last2(player, opponent, alpha, beta, sq1, sq2, nodes):
+    """`_last2` with the neighbour pre-test and the table-driven last move, written as one body for
+    both sides (the second pass is the pass) so that it inlines into `_fast_last3` once."""
     nodes[0] += 1
-    best = _fast_last2_moves(player, opponent, beta, sq1, sq2, nodes)
-    if best != -INFINITY:
-        return best
-    nodes[0] += 1
-    best = _fast_last2_moves(opponent, player, -alpha, sq1, sq2, nodes)
-    if best != -INFINITY:
-        return -best
+    for side in range(2):
+        if side == 0:
+            mover, other, bound = player, opponent, beta
+        else:
+            nodes[0] += 1
+            mover, other, bound = opponent, player, -alpha
+        best = -INFINITY
+        flipped = _legal_flips(mover, other, sq1)
+        if flipped:
+            best = -_fast_last1(other ^ flipped, mover | flipped | (ONE << np.uint64(sq1)), sq2, nodes)
+        if best < bound:
+            flipped = _legal_flips(mover, other, sq2)
+            if flipped:
+                score = -_fast_last1(other ^ flipped, mover | flipped | (ONE << np.uint64(sq2)), sq1, nodes)
+                if score > best:
+                    best = score
+        if best != -INFINITY:
+            return best if side == 0 else -best
     return terminal_score(player, opponent)
 
 
 @njit(cache=True)
-def _fast_last3_moves(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
-    best = -INFINITY
-    for k in range(3):
-        if k == 0:
-            square, other1, other2 = sq1, sq2, sq3
-        elif k == 1:
-            square, other1, other2 = sq2, sq1, sq3
-        else:
-            square, other1, other2 = sq3, sq1, sq2
-        flipped = _legal_flips(player, opponent, square)
-        if flipped:
-            low = alpha if alpha > best else best
-            score = -_fast_last2(
-                opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -beta, -low, other1, other2, nodes
-            )
-            if score > best:
-                best = score
-                if best >= beta:
-                    return best
-    return best
-
-
-@njit(cache=True)
 def _fast_last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
-    """`_last3` with the neighbour pre-test and the table-driven last move."""
+    """`_last3` with the neighbour pre-test and the table-driven last move, in one body for both
+    sides, with the two-empties search inlined: no calls below it."""
     nodes[0] += 1
     q1, q2, q3 = _quadrant(sq1), _quadrant(sq2), _quadrant(sq3)
     if q1 == q2 and q1 != q3:
         sq1, sq3 = sq3, sq1
     elif q1 == q3 and q1 != q2:
         sq1, sq2 = sq2, sq1
-    best = _fast_last3_moves(player, opponent, alpha, beta, sq1, sq2, sq3, nodes)
-    if best != -INFINITY:
-        return best
-    nodes[0] += 1
-    best = _fast_last3_moves(opponent, player, -beta, -alpha, sq1, sq2, sq3, nodes)
-    if best != -INFINITY:
-        return -best
-    return terminal_score(player, opponent)
-
-
-@njit(cache=True)
-def _last4_moves(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes):
-    """Best score over the side to move's moves with four empties, in the given order; -INFINITY if
-    it has none."""
-    best = -INFINITY
-    for k in range(4):
-        if k == 0:
-            square, a, b, c = sq1, sq2, sq3, sq4
-        elif k == 1:
-            square, a, b, c = sq2, sq1, sq3, sq4
-        elif k == 2:
-            square, a, b, c = sq3, sq1, sq2, sq4
+    for side in range(2):
+        if side == 0:
+            mover, other, low_bound, bound = player, opponent, alpha, beta
         else:
-            square, a, b, c = sq4, sq1, sq2, sq3
-        flipped = _legal_flips(player, opponent, square)
-        if flipped:
-            low = alpha if alpha > best else best
-            score = -_fast_last3(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -beta, -low, a, b, c, nodes)
-            if score > best:
-                best = score
-                if best >= beta:
-                    return best
-    return best
+            nodes[0] += 1
+            mover, other, low_bound, bound = opponent, player, -beta, -alpha
+        best = -INFINITY
+        for k in range(3):
+            if k == 0:
+                square, other1, other2 = sq1, sq2, sq3
+            elif k == 1:
+                square, other1, other2 = sq2, sq1, sq3
+            else:
+                square, other1, other2 = sq3, sq1, sq2
+            flipped = _legal_flips(mover, other, square)
+            if flipped:
+                low = low_bound if low_bound > best else best
+                score = -_fast_last2(other ^ flipped, mover | flipped | (ONE << np.uint64(square)), -bound, -low,
+                                     other1, other2, nodes)
+                if score > best:
+                    best = score
+                    if best >= bound:
+                        break
+        if best != -INFINITY:
+            return best if side == 0 else -best
+    return terminal_score(player, opponent)
 
 
 @njit(cache=True)
@@ -536,13 +504,33 @@ def _last4(player, opponent, alpha, beta, empty, nodes):
             sq2, sq3, k2, k3 = sq3, sq2, k3, k2
             if k1 > k2:
                 sq1, sq2, k1, k2 = sq2, sq1, k2, k1
-    best = _last4_moves(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes)
-    if best != -INFINITY:
-        return best
-    nodes[0] += 1
-    best = _last4_moves(opponent, player, -beta, -alpha, sq1, sq2, sq3, sq4, nodes)
-    if best != -INFINITY:
-        return -best
+    for side in range(2):
+        if side == 0:
+            mover, other, low_bound, bound = player, opponent, alpha, beta
+        else:
+            nodes[0] += 1
+            mover, other, low_bound, bound = opponent, player, -beta, -alpha
+        best = -INFINITY
+        for k in range(4):
+            if k == 0:
+                square, a, b, c = sq1, sq2, sq3, sq4
+            elif k == 1:
+                square, a, b, c = sq2, sq1, sq3, sq4
+            elif k == 2:
+                square, a, b, c = sq3, sq1, sq2, sq4
+            else:
+                square, a, b, c = sq4, sq1, sq2, sq3
+            flipped = _legal_flips(mover, other, square)
+            if flipped:
+                low = low_bound if low_bound > best else best
+                score = -_fast_last3(other ^ flipped, mover | flipped | (ONE << np.uint64(square)), -bound, -low, a, b, c,
+                                     nodes)
+                if score > best:
+                    best = score
+                    if best >= bound:
+                        break
+        if best != -INFINITY:
+            return best if side == 0 else -best
     return terminal_score(player, opponent)
 
 
