@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 # Solving from more empties than this takes seconds to minutes per position in numba.
 MAX_ENDGAME_SOLVE_EMPTIES = 24
-# Chosen by measurement (docs/benchmarks.md, "Exact endgame solver"): the largest N at which a
-# move's time grows by at most 20% with the small network at 100 simulations on a 2-core CPU.
-DEFAULT_ENDGAME_SOLVE_EMPTIES = 16
+# Chosen by measurement (docs/benchmarks.md, "Endgame solver: fewer nodes"): the largest N at which
+# a move's time with the small network at 100 simulations on a 2-core CPU is no more than with the
+# solver before issue 36 at its default of 16 (18 costs 18-45% more in the last 24 empties).
+DEFAULT_ENDGAME_SOLVE_EMPTIES = 17
 DEFAULT_ENDGAME_WLD_EMPTIES = 0
 ROOT_POLICIES = ("puct", "gumbel")
 
