@@ -4,7 +4,10 @@ Plays `--games` games (random `--opening-plies`-ply openings, then the network's
 solver for both sides) to fix a set of positions, then times one move (one `MCTSPlayer` search,
 one game, `--simulations` simulations) in every position of every game, in game order, once per
 reach N in `--reach` (0 = solver off), each reach with its own player (its own solver table,
-kept through the game as in a match). The reaches take turns position by position so that load
+kept through the game as in a match). A reach is `N` (exact root solves and win/loss/draw
+solves of opened nodes from N empties), `N/W` (opened nodes from W empties instead:
+`mcts.endgame_wld_empties`), either with `:OPTIONS` for the solver's switch set
+(`mcts.endgame_solver_options`, e.g. `16:off` = the solver before issue 36). The reaches take turns position by position so that load
 from other jobs falls on all of them alike. Reports, per N: mean seconds per move over whole games
 and over the last 24 plies, the worst move, and the ratio to N = 0 (the cost of the solver).
 The JIT warm-up and the network's first calls happen before any timing.
@@ -13,6 +16,7 @@ The JIT warm-up and the network's first calls happen before any timing.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
@@ -53,29 +57,39 @@ def game_positions(player: MCTSPlayer, opening: list[int]) -> list[GameState]:
     return positions
 
 
+def parse_reach(text: str) -> MCTSConfig:
+    """`N`, `N/W` or either with `:OPTIONS` (see the module doc) as the MCTSConfig it stands for."""
+    numbers, _, options = text.partition(":")
+    exact, _, wld = numbers.partition("/")
+    return MCTSConfig(endgame_solve_empties=int(exact), endgame_wld_empties=int(wld) if wld else 0,
+                      endgame_solver_options=options or "default")
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench endgame_search")
     parser.add_argument("--checkpoint", default=None, help="network checkpoint (default: --preset with random weights)")
     parser.add_argument("--preset", default="small", help="model preset when no --checkpoint is given")
     parser.add_argument("--simulations", type=int, default=100)
-    parser.add_argument("--reach", default="0,10,12,14,16", help="comma-separated N values (0 = solver off)")
+    parser.add_argument("--reach", default="0,10,12,14,16",
+                        help="comma-separated reaches N, N/W or N:OPTIONS (0 = solver off), e.g. 0,16:off,18/20")
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--opening-plies", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     args = parser.parse_args(argv)
     try:
-        reaches = [int(text) for text in args.reach.split(",")]
-        configs = {n: MCTSConfig(endgame_solve_empties=n) for n in reaches}
+        reaches = [text.strip() for text in args.reach.split(",")]
+        configs = {n: parse_reach(n) for n in reaches}
     except ValueError as err:
         parser.error(f"--reach: {err}")
-    if 0 not in reaches:
-        reaches.insert(0, 0)
-        configs[0] = MCTSConfig(endgame_solve_empties=0)
+    if "0" not in reaches:
+        reaches.insert(0, "0")
+        configs["0"] = MCTSConfig(endgame_solve_empties=0)
+    load_before = os.getloadavg()[0]
     evaluator = build_evaluator(args.checkpoint, args.preset, args.threads)
     players = {n: MCTSPlayer(evaluator, args.simulations, config=configs[n]) for n in reaches}
     openings = random_openings(args.games, args.opening_plies, args.seed)
-    games = [game_positions(players[0], opening) for opening in openings]
+    games = [game_positions(players["0"], opening) for opening in openings]
 
     # Warm-up: every kernel (solver included) and the network, outside the timing.
     for n in reaches:
@@ -96,8 +110,8 @@ def main(argv):
                 times[n].append(seconds)
                 if state.empties() <= LATE_EMPTIES:
                     late[n].append(seconds)
-    base = float(np.mean(times[0]))
-    base_late = float(np.mean(late[0]))
+    base = float(np.mean(times["0"]))
+    base_late = float(np.mean(late["0"]))
     per_reach = []
     for n in reaches:
         mean = float(np.mean(times[n]))
@@ -115,5 +129,6 @@ def main(argv):
         "network": args.checkpoint or f"{args.preset} (random weights)",
         "simulations": args.simulations,
         "games": args.games,
+        "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
         "per_reach": per_reach,
     }

@@ -6,7 +6,11 @@ Reports simulations per second overall and with the evaluator's time removed
 (`tree_simulations_per_second`), how many leaves each evaluator call carried, and the share of the
 time spent inside the evaluator (`network_share`; 1 - network_share is the tree and batching
 overhead). `--evaluator uniform` measures the tree alone (its evaluator is a tiny numba kernel);
-`--evaluator small` uses the "small" network preset with random weights.
+`--evaluator small` uses the "small" network preset with random weights. `cpu_seconds` is the
+process's CPU time for the timed run: with one torch thread (`--threads 1`) it is what the run
+costs a core, whatever else loads the machine. `--endgame`, `--endgame-wld` and `--solver-options`
+set the endgame solver (`mcts.endgame_solve_empties`, `endgame_wld_empties`,
+`endgame_solver_options`).
 """
 
 from __future__ import annotations
@@ -105,12 +109,20 @@ def main(argv):
     parser.add_argument("--threads", type=int, default=None, help="network evaluators: torch CPU threads")
     parser.add_argument("--endgame", type=int, default=None,
                         help="mcts.endgame_solve_empties (default: MCTSConfig's; 0 = solver off)")
+    parser.add_argument("--endgame-wld", type=int, default=None,
+                        help="mcts.endgame_wld_empties: opened nodes solved from this many empties (default: MCTSConfig's)")
+    parser.add_argument("--solver-options", default=None,
+                        help="mcts.endgame_solver_options, e.g. off = the solver before issue 36 (default: default)")
     args = parser.parse_args(argv)
     for name in ("games", "simulations", "moves", "repeats", "leaves_per_step"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
 
     endgame = {} if args.endgame is None else {"endgame_solve_empties": args.endgame}
+    if args.endgame_wld is not None:
+        endgame["endgame_wld_empties"] = args.endgame_wld
+    if args.solver_options is not None:
+        endgame["endgame_solver_options"] = args.solver_options
     try:
         config = MCTSConfig(simulations=args.simulations, leaves_per_step=args.leaves_per_step, **endgame)
     except ValueError as err:
@@ -119,19 +131,25 @@ def main(argv):
     positions, ply = random_openings(args.games, args.opening_plies, args.seed)
 
     # JIT warm-up (or cache load) and the evaluator's first-call costs, outside the timing.
-    play_moves(BatchedSearch(MCTSConfig(simulations=8, **endgame), evaluator, args.games, args.seed), positions, ply, 2)
+    try:
+        warm_config = MCTSConfig(simulations=8, **endgame)
+    except ValueError as err:
+        parser.error(str(err))
+    play_moves(BatchedSearch(warm_config, evaluator, args.games, args.seed), positions, ply, 2)
 
     best = None
     for _ in range(args.repeats):
         evaluator.reset()
         search = BatchedSearch(config, evaluator, args.games, seed=args.seed)
         start = time.perf_counter()
+        cpu = time.process_time()
         simulations = play_moves(search, positions, ply, args.moves)
         seconds = time.perf_counter() - start
-        run = (seconds, simulations, evaluator.calls, evaluator.leaves, evaluator.seconds)
+        cpu = time.process_time() - cpu
+        run = (seconds, simulations, evaluator.calls, evaluator.leaves, evaluator.seconds, cpu)
         if best is None or seconds < best[0]:
             best = run
-    seconds, simulations, calls, leaves, network_seconds = best
+    seconds, simulations, calls, leaves, network_seconds, cpu_seconds = best
     tree_seconds = seconds - network_seconds
     return {
         "evaluator": args.evaluator,
@@ -140,8 +158,12 @@ def main(argv):
         "moves": args.moves,
         "leaves_per_step": args.leaves_per_step,
         "endgame_solve_empties": config.endgame_solve_empties,
+        "endgame_wld_empties": config.endgame_wld_empties,
+        "endgame_solver_options": config.endgame_solver_options,
         "total_simulations": simulations,
         "seconds": round(seconds, 4),
+        "cpu_seconds": round(cpu_seconds, 4),
+        "network_seconds": round(network_seconds, 4),
         "simulations_per_second": round(simulations / seconds),
         "tree_simulations_per_second": round(simulations / tree_seconds) if tree_seconds > 0 else None,
         "network_calls": calls,

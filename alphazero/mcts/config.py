@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 # Solving from more empties than this takes seconds to minutes per position in numba.
 MAX_ENDGAME_SOLVE_EMPTIES = 24
-# Chosen by measurement (docs/benchmarks.md, "Exact endgame solver"): the largest N at which a
-# move's time grows by at most 20% with the small network at 100 simulations on a 2-core CPU.
-DEFAULT_ENDGAME_SOLVE_EMPTIES = 16
+# Chosen by measurement (docs/benchmarks.md, "Endgame solver: fewer nodes"): the largest N at which
+# a move's time with the small network at 100 simulations on a 2-core CPU is no more than with the
+# solver before issue 36 at its default of 16 (18 costs 18-45% more in the last 24 empties).
+DEFAULT_ENDGAME_SOLVE_EMPTIES = 17
+DEFAULT_ENDGAME_WLD_EMPTIES = 0
 ROOT_POLICIES = ("puct", "gumbel")
 
 
@@ -85,6 +87,14 @@ class MCTSConfig:
         evaluated by the network: its value is the exact result and it feeds the solver's proofs.
         A root with at most this many empties is solved for the exact score, and the search plays
         its best move. 0 turns the endgame solver off. Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_wld_empties: opened nodes are solved (win/loss/draw) from this many empties on
+        instead of from `endgame_solve_empties` (0: the same). A node's proof needs only the sign,
+        and one solve per opened node adds up: set it above `endgame_solve_empties` where those
+        solves are cheaper than the evaluations they replace, below it where a root's exact solve
+        (once per move) is affordable but a solve per opened node is not. Range
+        0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_solver_options: the endgame solver's techniques, as `SearchOptions.parse` reads them:
+        "default", or "off" for the solver before issue 36 (to measure what they changed).
       endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
         each), allocated once per search object.
     """
@@ -109,6 +119,8 @@ class MCTSConfig:
     gumbel_c_visit: float = 50.0
     gumbel_c_scale: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
+    endgame_wld_empties: int = DEFAULT_ENDGAME_WLD_EMPTIES
+    endgame_solver_options: str = "default"
     endgame_table_bits: int = 18
 
     def __post_init__(self):
@@ -145,8 +157,19 @@ class MCTSConfig:
         _require(_integer(self.endgame_solve_empties)
                  and 0 <= self.endgame_solve_empties <= MAX_ENDGAME_SOLVE_EMPTIES, "endgame_solve_empties",
                  f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = off)", self.endgame_solve_empties)
+        _require(_integer(self.endgame_wld_empties) and 0 <= self.endgame_wld_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
+                 "endgame_wld_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = endgame_solve_empties)",
+                 self.endgame_wld_empties)
+        _require(isinstance(self.endgame_solver_options, str) and _solver_options_ok(self.endgame_solver_options),
+                 "endgame_solver_options", "a solver switch set such as default, off or off+etc",
+                 self.endgame_solver_options)
         _require(_integer(self.endgame_table_bits) and 8 <= self.endgame_table_bits <= 28, "endgame_table_bits",
                  "an integer in 8..28", self.endgame_table_bits)
+
+    @property
+    def leaf_solve_empties(self) -> int:
+        """Opened nodes with at most this many empties are solved (win/loss/draw); 0 = none."""
+        return self.endgame_wld_empties or self.endgame_solve_empties
 
     @property
     def node_capacity(self) -> int:
@@ -166,3 +189,13 @@ def _finite(value) -> bool:
 def _require(condition: bool, field: str, expected: str, value) -> None:
     if not condition:
         raise ValueError(f"mcts.{field} must be {expected}, got {value!r}")
+
+
+def _solver_options_ok(text: str) -> bool:
+    from alphazero.solver.solver import SearchOptions
+
+    try:
+        SearchOptions.parse(text)
+    except ValueError:
+        return False
+    return True

@@ -40,8 +40,10 @@ simulations with the default reuse headroom: about 236 MB).
 Endgames (`MCTSConfig.endgame_solve_empties` = N > 0): a node opened with at most N empties is
 solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is a proven leaf; a
 root with at most N empties is solved for its exact score first, and the search plays the
-solver's best move (`SearchResult.exact_score` reports the score). One solver, with its
-transposition table, serves all games of the search object for its lifetime.
+solver's best move (`SearchResult.exact_score` reports the score); with
+`MCTSConfig.endgame_wld_empties` = W > 0, opened nodes are solved (win/loss/draw) from W empties
+on instead of N. One solver, with its transposition table, serves all games of the search object for its
+lifetime.
 
 Finished games must not be searched: an active game whose position is over raises ValueError.
 Inactive games are not touched, not evaluated, and report zeros and action NO_ACTION (-1).
@@ -62,7 +64,7 @@ from alphazero.mcts.rng import seed_streams
 from alphazero.mcts.root import RootRule, discount_root_visits, root_child_visits, root_values
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
-from alphazero.solver.solver import Solver
+from alphazero.solver.solver import SearchOptions, Solver
 
 
 @dataclass
@@ -132,7 +134,8 @@ class BatchedSearch:
         self._eval_node = np.zeros(num_games * leaves, dtype=np.int32)
         self._new_index = np.zeros(config.node_capacity, dtype=np.int32)
         self._max_kept_nodes = config.node_capacity - config.simulations
-        self.endgame_solver = Solver(config.endgame_table_bits) if config.endgame_solve_empties > 0 else None
+        self.endgame_solver = (Solver(config.endgame_table_bits, SearchOptions.parse(config.endgame_solver_options))
+                               if config.leaf_solve_empties > 0 else None)
 
     def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
                add_noise: bool = True, simulations: int | None = None) -> SearchResult:
@@ -268,7 +271,7 @@ class BatchedSearch:
         """
         positions = self._eval_positions[:count]
         empties = 64 - np.bitwise_count(positions[:, 0] | positions[:, 1]).astype(np.int64)
-        within = np.flatnonzero(empties <= self.config.endgame_solve_empties)
+        within = np.flatnonzero(empties <= self.config.leaf_solve_empties)
         if within.size == 0:
             return count
         solved_value = np.full(count, np.nan, dtype=np.float32)

@@ -22,9 +22,10 @@ allocates nothing. Node counts accumulate in `nodes[0]`.
 import numpy as np
 from numba import njit
 
-from alphazero.othello.bitboard import PASS, flips, legal_moves
+from alphazero.othello.bitboard import PASS, RAYS, _flips_on_falling_ray, _flips_on_rising_ray, flips, legal_moves
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index, popcount
 from alphazero.solver import table as tt
+from alphazero.solver.stability import stable_count
 
 SHALLOW_EMPTIES = 7
 MAX_MOVES = 40  # at most 33 legal moves in any Othello position
@@ -242,12 +243,497 @@ def _sort_moves(player, opponent, moves, hash_move, squares, keys, row):
     return n
 
 
+# ----------------------------------------------------------------------------------------------
+# Issue 36's techniques. Each is a switch in the int64 `params` array the kernels take (built by
+# `solver.SearchOptions`); with every switch off the kernels above run exactly as before, node
+# for node (tests/solver/test_switches.py checks this against the original code's counts).
+
+P_SHALLOW = 0  # positions with at most this many empties go to the shallow search (before: 7)
+P_FAST_SHALLOW = 1  # 1: shallow search over the empty squares (parity first), 4-empties kernel
+P_SORT = 2  # 1: the deep search's move key of Edax (mobility, corner stability, potential mobility, square, parity)
+P_ORDER_SEARCH = 3  # nodes with at least this many empties add a shallow mobility search to the key
+P_ORDER_DEPTH = 4  # depth of that search below each child (0: the child's evaluation itself)
+P_ETC = 5  # enhanced transposition cut-offs at nodes with at least this many empties
+P_STABILITY = 6  # stability cut-offs at nodes with at least this many empties
+P_ROOT_WINDOW = 7  # 1: the root's exact score by null windows stepped from a first guess (MTD(f))
+N_PARAMS = 8
+NEVER = 99  # an empties threshold no position reaches: the technique is off
+
+# Edax's NWS_STABILITY_THRESHOLD: a node tries the stability bound only when its window's alpha is
+# at least this high for its number of empties (below, the bound can rarely reach alpha).
+STABILITY_THRESHOLD = np.array(
+    [99, 99, 99, 99, 6, 8, 10, 12, 14, 16, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 48, 50, 50,
+     52, 52, 54, 54, 56, 56, 58, 58, 60, 60, 62, 62, 64, 64, 64, 64, 64, 64, 64, 64]
+    + [99] * 17,
+    dtype=np.int64,
+)
+# JCW's square values (as in Edax's move ordering): a small tie-break, corners best.
+SQUARE_VALUE = np.array(
+    [18, 4, 16, 12, 12, 16, 4, 18,
+     4, 2, 6, 8, 8, 6, 2, 4,
+     16, 6, 14, 10, 10, 14, 6, 16,
+     12, 8, 10, 0, 0, 10, 8, 12,
+     12, 8, 10, 0, 0, 10, 8, 12,
+     16, 6, 14, 10, 10, 14, 6, 16,
+     4, 2, 6, 8, 8, 6, 2, 4,
+     18, 4, 16, 12, 12, 16, 4, 18],
+    dtype=np.int64,
+)
+# Move-ordering weights (Edax's move.c): opponent's mobility first, then corner stability, then
+# the opponent's potential mobility, the square and parity as tie-breaks.
+W_WIPEOUT = 1 << 30
+W_HASH_MOVE = 1 << 29
+W_MOBILITY = 1 << 15
+W_CORNER_STABILITY = 1 << 11
+W_POTENTIAL_MOBILITY = 1 << 5
+W_EVAL = 1 << 15
+
+
+def _neighbour_table():
+    table = np.zeros(64, dtype=np.uint64)
+    for square in range(64):
+        row, col = divmod(square, 8)
+        bits = 0
+        for d_row in (-1, 0, 1):
+            for d_col in (-1, 0, 1):
+                r, c = row + d_row, col + d_col
+                if (d_row or d_col) and 0 <= r < 8 and 0 <= c < 8:
+                    bits |= 1 << (r * 8 + c)
+        table[square] = bits
+    return table
+
+
+NEIGHBOURS = _neighbour_table()  # squares adjacent to each square: a move needs an opponent disc there
+
+
+def default_params():
+    """Every technique off: the search as it was before issue 36."""
+    params = np.zeros(N_PARAMS, dtype=np.int64)
+    params[P_SHALLOW] = SHALLOW_EMPTIES
+    params[P_ORDER_SEARCH] = NEVER
+    params[P_ETC] = NEVER
+    params[P_STABILITY] = NEVER
+    return params
+
+
+@njit(cache=True, inline="always")
+def _flips_inline(player, opponent, square):
+    """`bitboard.flips`, inlined into the solver's last-move kernels."""
+    rays = RAYS[square]
+    flipped = _flips_on_rising_ray(rays[0], player, opponent)
+    flipped |= _flips_on_rising_ray(rays[1], player, opponent)
+    flipped |= _flips_on_rising_ray(rays[2], player, opponent)
+    flipped |= _flips_on_rising_ray(rays[3], player, opponent)
+    flipped |= _flips_on_falling_ray(rays[4], player, opponent)
+    flipped |= _flips_on_falling_ray(rays[5], player, opponent)
+    flipped |= _flips_on_falling_ray(rays[6], player, opponent)
+    flipped |= _flips_on_falling_ray(rays[7], player, opponent)
+    return flipped
+
+
+@njit(cache=True, inline="always")
+def _legal_flips(player, opponent, square):
+    """flips() with a cheap pre-test: no opponent disc next to the square, no flip."""
+    if NEIGHBOURS[square] & opponent:
+        return _flips_inline(player, opponent, square)
+    return ZERO
+
+
+@njit(cache=True, inline="always")
+def _stability_bound(player, opponent, alpha, n_empty):
+    """An upper bound on the score from the opponent's stable discs, or INFINITY where the window
+    is too low for the bound to matter (not computed)."""
+    if alpha >= STABILITY_THRESHOLD[n_empty]:
+        return MAX_SCORE - 2 * stable_count(opponent, player)
+    return np.int64(INFINITY)
+
+
+def _last_flip_tables():
+    """LAST_FLIP[x, line] (uint8[8, 256]): discs flipped along one line by a move at position x of
+    the line when the mover's discs on it are the bits of `line` and every other square is the
+    other side's (the position of a last empty square: the board is otherwise full). Positions off
+    a short diagonal carry no bits, so a walk into them finds no own disc and flips nothing, as at
+    the board's edge. DIAGONAL_9 / DIAGONAL_7 [square]: the two diagonals through each square."""
+    last_flip = np.zeros((8, 256), dtype=np.uint8)
+    for x in range(8):
+        for line in range(256):
+            if line >> x & 1:
+                continue
+            count = 0
+            for step in (-1, 1):
+                y, run = x + step, 0
+                while 0 <= y < 8 and not line >> y & 1:
+                    run, y = run + 1, y + step
+                if 0 <= y < 8:
+                    count += run
+            last_flip[x, line] = count
+    diagonal_9 = np.zeros(64, dtype=np.uint64)
+    diagonal_7 = np.zeros(64, dtype=np.uint64)
+    for square in range(64):
+        row, col = divmod(square, 8)
+        diagonal_9[square] = sum(1 << (r * 8 + col - row + r) for r in range(8) if 0 <= col - row + r < 8)
+        diagonal_7[square] = sum(1 << (r * 8 + col + row - r) for r in range(8) if 0 <= col + row - r < 8)
+    return last_flip, diagonal_9, diagonal_7
+
+
+LAST_FLIP, DIAGONAL_9, DIAGONAL_7 = _last_flip_tables()
+_FILE_A = np.uint64(0x0101010101010101)
+_PACK_FILE = np.uint64(0x0102040810204080)  # (bits of the a-file) * this >> 56: row r -> bit r
+_S56 = np.uint64(56)
+_BYTE = np.uint64(0xFF)
+
+
+@njit(cache=True, inline="always")
+def _last_flip_count(player, square):
+    """Discs that `player` flips by playing the last empty `square` (four line-table lookups, no ray
+    walks: with one empty square the other side owns every square `player` does not)."""
+    row = np.uint64(square >> 3)
+    col = np.uint64(square & 7)
+    count = np.int64(LAST_FLIP[col, (player >> (row << np.uint64(3))) & _BYTE])
+    count += LAST_FLIP[row, (((player >> col) & _FILE_A) * _PACK_FILE) >> _S56]
+    count += LAST_FLIP[col, ((player & DIAGONAL_9[square]) * _FILE_A) >> _S56]
+    count += LAST_FLIP[col, ((player & DIAGONAL_7[square]) * _FILE_A) >> _S56]
+    return count
+
+
+@njit(cache=True, inline="always")
+def _fast_last1(player, opponent, square, nodes):
+    """`_last1` by flip counts from the line tables."""
+    nodes[0] += 1
+    flipped = _last_flip_count(player, square)
+    if flipped:
+        return 2 * (popcount(player) + flipped + 1) - 64
+    flipped = _last_flip_count(opponent, square)
+    if flipped:
+        return 64 - 2 * (popcount(opponent) + flipped + 1)
+    diff = popcount(player) - popcount(opponent)  # 63 discs: never a draw
+    return diff + 1 if diff > 0 else diff - 1
+
+
+@njit(cache=True, inline="always")
+def _fast_last2(player, opponent, alpha, beta, sq1, sq2, nodes):
+    """`_last2` with the neighbour pre-test and the table-driven last move, written as one body for
+    both sides (the second pass is the pass) so that it inlines into `_fast_last3` once."""
+    nodes[0] += 1
+    for side in range(2):
+        if side == 0:
+            mover, other, bound = player, opponent, beta
+        else:
+            nodes[0] += 1
+            mover, other, bound = opponent, player, -alpha
+        best = -INFINITY
+        flipped = _legal_flips(mover, other, sq1)
+        if flipped:
+            best = -_fast_last1(other ^ flipped, mover | flipped | (ONE << np.uint64(sq1)), sq2, nodes)
+        if best < bound:
+            flipped = _legal_flips(mover, other, sq2)
+            if flipped:
+                score = -_fast_last1(other ^ flipped, mover | flipped | (ONE << np.uint64(sq2)), sq1, nodes)
+                if score > best:
+                    best = score
+        if best != -INFINITY:
+            return best if side == 0 else -best
+    return terminal_score(player, opponent)
+
+
 @njit(cache=True)
-def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, nodes):
+def _fast_last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
+    """`_last3` with the neighbour pre-test and the table-driven last move, in one body for both
+    sides, with the two-empties search inlined: no calls below it."""
+    nodes[0] += 1
+    q1, q2, q3 = _quadrant(sq1), _quadrant(sq2), _quadrant(sq3)
+    if q1 == q2 and q1 != q3:
+        sq1, sq3 = sq3, sq1
+    elif q1 == q3 and q1 != q2:
+        sq1, sq2 = sq2, sq1
+    for side in range(2):
+        if side == 0:
+            mover, other, low_bound, bound = player, opponent, alpha, beta
+        else:
+            nodes[0] += 1
+            mover, other, low_bound, bound = opponent, player, -beta, -alpha
+        best = -INFINITY
+        for k in range(3):
+            if k == 0:
+                square, other1, other2 = sq1, sq2, sq3
+            elif k == 1:
+                square, other1, other2 = sq2, sq1, sq3
+            else:
+                square, other1, other2 = sq3, sq1, sq2
+            flipped = _legal_flips(mover, other, square)
+            if flipped:
+                low = low_bound if low_bound > best else best
+                score = -_fast_last2(other ^ flipped, mover | flipped | (ONE << np.uint64(square)), -bound, -low,
+                                     other1, other2, nodes)
+                if score > best:
+                    best = score
+                    if best >= bound:
+                        break
+        if best != -INFINITY:
+            return best if side == 0 else -best
+    return terminal_score(player, opponent)
+
+
+@njit(cache=True)
+def _last4(player, opponent, alpha, beta, empty, nodes):
+    """Exact search with four empties, the squares passed on without move generation; squares alone
+    or three in their quadrant (odd parity) first."""
+    nodes[0] += 1
+    sq1 = lowest_bit_index(empty)
+    empty &= empty - ONE
+    sq2 = lowest_bit_index(empty)
+    empty &= empty - ONE
+    sq3 = lowest_bit_index(empty)
+    empty &= empty - ONE
+    sq4 = lowest_bit_index(empty)
+    q1, q2, q3, q4 = _quadrant(sq1), _quadrant(sq2), _quadrant(sq3), _quadrant(sq4)
+    # 1 for a square in an even quadrant (it goes last), 0 in an odd one; a stable insertion sort.
+    k1 = 1 - ((1 + (q1 == q2) + (q1 == q3) + (q1 == q4)) & 1)
+    k2 = 1 - ((1 + (q2 == q1) + (q2 == q3) + (q2 == q4)) & 1)
+    k3 = 1 - ((1 + (q3 == q1) + (q3 == q2) + (q3 == q4)) & 1)
+    k4 = 1 - ((1 + (q4 == q1) + (q4 == q2) + (q4 == q3)) & 1)
+    if k1 > k2:
+        sq1, sq2, k1, k2 = sq2, sq1, k2, k1
+    if k2 > k3:
+        sq2, sq3, k2, k3 = sq3, sq2, k3, k2
+        if k1 > k2:
+            sq1, sq2, k1, k2 = sq2, sq1, k2, k1
+    if k3 > k4:
+        sq3, sq4, k3, k4 = sq4, sq3, k4, k3
+        if k2 > k3:
+            sq2, sq3, k2, k3 = sq3, sq2, k3, k2
+            if k1 > k2:
+                sq1, sq2, k1, k2 = sq2, sq1, k2, k1
+    for side in range(2):
+        if side == 0:
+            mover, other, low_bound, bound = player, opponent, alpha, beta
+        else:
+            nodes[0] += 1
+            mover, other, low_bound, bound = opponent, player, -beta, -alpha
+        best = -INFINITY
+        for k in range(4):
+            if k == 0:
+                square, a, b, c = sq1, sq2, sq3, sq4
+            elif k == 1:
+                square, a, b, c = sq2, sq1, sq3, sq4
+            elif k == 2:
+                square, a, b, c = sq3, sq1, sq2, sq4
+            else:
+                square, a, b, c = sq4, sq1, sq2, sq3
+            flipped = _legal_flips(mover, other, square)
+            if flipped:
+                low = low_bound if low_bound > best else best
+                score = -_fast_last3(other ^ flipped, mover | flipped | (ONE << np.uint64(square)), -bound, -low, a, b, c,
+                                     nodes)
+                if score > best:
+                    best = score
+                    if best >= bound:
+                        break
+        if best != -INFINITY:
+            return best if side == 0 else -best
+    return terminal_score(player, opponent)
+
+
+@njit(cache=True)
+def search_shallow_fast(player, opponent, alpha, beta, params, nodes):
+    """`search_shallow` with the faster inner loop: the empty squares are walked (odd quadrants
+    first) and tried directly, with no move generation; four empties go to `_last4`; and, when
+    switched on, stability cut-offs."""
+    empty = ~(player | opponent)
+    n_empty = popcount(empty)
+    if n_empty == 3:
+        sq1 = lowest_bit_index(empty)
+        rest = empty & (empty - ONE)
+        sq2 = lowest_bit_index(rest)
+        rest &= rest - ONE
+        return _fast_last3(player, opponent, alpha, beta, sq1, sq2, lowest_bit_index(rest), nodes)
+    if n_empty <= 2:
+        return search_shallow(player, opponent, alpha, beta, nodes)
+    if alpha >= MAX_SCORE:
+        return MAX_SCORE
+    if beta <= -MAX_SCORE:
+        return -MAX_SCORE
+    if n_empty == 4:
+        return _last4(player, opponent, alpha, beta, empty, nodes)
+    nodes[0] += 1
+    if n_empty >= params[P_STABILITY]:
+        bound = _stability_bound(player, opponent, alpha, n_empty)
+        if bound <= alpha:
+            return bound
+    odd = _odd_quadrants(empty)
+    best = -INFINITY
+    for phase in range(2):
+        group = empty & odd if phase == 0 else empty & ~odd
+        while group:
+            square = lowest_bit_index(group)
+            group &= group - ONE
+            flipped = _legal_flips(player, opponent, square)
+            if flipped:
+                low = alpha if alpha > best else best
+                score = -search_shallow_fast(
+                    opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -beta, -low, params, nodes
+                )
+                if score > best:
+                    best = score
+                    if best >= beta or best == MAX_SCORE:
+                        return best
+    if best != -INFINITY:
+        return best
+    if legal_moves(opponent, player) == ZERO:
+        return terminal_score(player, opponent)
+    return -search_shallow_fast(opponent, player, -beta, -alpha, params, nodes)
+
+
+@njit(cache=True, inline="always")
+def _corner_stability(bits):
+    """Discs of `bits` on a corner or on an edge square next to an own corner (Edax's cheap count)."""
+    stable = (
+        ((bits & np.uint64(0x0100000000000001)) << ONE)
+        | ((bits & np.uint64(0x8000000000000080)) >> ONE)
+        | ((bits & np.uint64(0x0000000000000081)) << _S8)
+        | ((bits & np.uint64(0x8100000000000000)) >> _S8)
+        | CORNERS
+    )
+    return popcount(stable & bits)
+
+
+@njit(cache=True, inline="always")
+def _weighted_mobility(moves):
+    return popcount(moves) + popcount(moves & CORNERS)
+
+
+@njit(cache=True, inline="always")
+def _mobility_eval(player, opponent):
+    """A cheap evaluation for move ordering, side to move's view, about one unit per reply: the
+    mobility difference (corners twice) and the corner-anchored discs."""
+    mine = _weighted_mobility(legal_moves(player, opponent))
+    theirs = _weighted_mobility(legal_moves(opponent, player))
+    return (mine - theirs) * 4 + (_corner_stability(player) - _corner_stability(opponent)) * 8
+
+
+@njit(cache=True)
+def _order_reply(player, opponent, beta, nodes):
+    """Best `_mobility_eval` over the side to move's moves one ply down (fail-soft against beta)."""
+    nodes[0] += 1
+    moves = legal_moves(player, opponent)
+    if moves == ZERO:
+        if legal_moves(opponent, player) == ZERO:
+            return terminal_score(player, opponent) * 16
+        return -_mobility_eval(opponent, player)
+    best = np.int64(-(1 << 20))
+    while moves:
+        square = lowest_bit_index(moves)
+        moves &= moves - ONE
+        flipped = flips(player, opponent, square)
+        score = -_mobility_eval(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)))
+        if score > best:
+            best = score
+            if best >= beta:
+                break
+    return best
+
+
+@njit(cache=True)
+def _order_search(player, opponent, depth, nodes):
+    """A `depth`-ply (0..2) alpha-beta value of `_mobility_eval`, side to move's view: for move
+    ordering only. Written without recursion: numba's cache cannot reload a recursive kernel
+    called through a non-recursive one from the recursive search (numba issues #6061, #6713)."""
+    if depth == 0:
+        nodes[0] += 1
+        return _mobility_eval(player, opponent)
+    if depth == 1:
+        return _order_reply(player, opponent, np.int64(1 << 20), nodes)
+    nodes[0] += 1
+    moves = legal_moves(player, opponent)
+    if moves == ZERO:
+        if legal_moves(opponent, player) == ZERO:
+            return terminal_score(player, opponent) * 16
+        return -_order_reply(opponent, player, np.int64(1 << 20), nodes)
+    best = np.int64(-(1 << 20))
+    while moves:
+        square = lowest_bit_index(moves)
+        moves &= moves - ONE
+        flipped = flips(player, opponent, square)
+        score = -_order_reply(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -best, nodes)
+        if score > best:
+            best = score
+    return best
+
+
+@njit(cache=True)
+def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row, params, nodes):
+    """Fill squares[row, :n] with the moves, best first by Edax's move key (and, at nodes with
+    enough empties, a shallow mobility search below each move); returns n."""
+    n_empty = row
+    odd = _odd_quadrants(~(player | opponent))
+    if n_empty < 12:
+        w_parity = 8
+    elif n_empty < 21:
+        w_parity = 4
+    elif n_empty < 30:
+        w_parity = 2
+    else:
+        w_parity = 0
+    search_depth = params[P_ORDER_DEPTH] if n_empty >= params[P_ORDER_SEARCH] else -1
+    n = 0
+    while moves:
+        square = lowest_bit_index(moves)
+        moves &= moves - ONE
+        flipped = flips(player, opponent, square)
+        mine = player | flipped | (ONE << np.uint64(square))
+        theirs = opponent ^ flipped
+        if square == hash_move:
+            value = W_HASH_MOVE
+        elif theirs == ZERO:
+            value = W_WIPEOUT
+        else:
+            reply = legal_moves(theirs, mine)
+            value = (36 - _weighted_mobility(reply)) * W_MOBILITY
+            value += _corner_stability(mine) * W_CORNER_STABILITY
+            value += (36 - popcount(_neighbours(mine) & ~(mine | theirs))) * W_POTENTIAL_MOBILITY
+            value += SQUARE_VALUE[square]
+            if (ONE << np.uint64(square)) & odd:
+                value += w_parity
+            if search_depth >= 0:
+                value -= _order_search(theirs, mine, search_depth, nodes) * (W_EVAL // 4)
+        key = -value
+        j = n
+        while j > 0 and keys[row, j - 1] > key:
+            keys[row, j] = keys[row, j - 1]
+            squares[row, j] = squares[row, j - 1]
+            j -= 1
+        keys[row, j] = key
+        squares[row, j] = square
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _etc(player, opponent, moves, beta, tt_keys, tt_values):
+    """Enhanced transposition cut-off: a move whose child the table already bounds so that the move
+    reaches beta; returns that lower bound on the score, else -INFINITY (search the node)."""
+    while moves:
+        square = lowest_bit_index(moves)
+        moves &= moves - ONE
+        flipped = flips(player, opponent, square)
+        child_player = opponent ^ flipped
+        child_opponent = player | flipped | (ONE << np.uint64(square))
+        index = tt.slot(tt_keys, child_player, child_opponent)
+        if tt.matches(tt_keys, index, child_player, child_opponent):
+            bound = -np.int64(tt_values[index, tt.UPPER])
+            if bound >= beta:
+                return bound
+    return np.int64(-INFINITY)
+
+
+@njit(cache=True)
+def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes):
     """Exact fail-soft search with the transposition table; dispatches small positions down."""
     empty = ~(player | opponent)
     n_empty = popcount(empty)
-    if n_empty <= SHALLOW_EMPTIES:
+    if n_empty <= params[P_SHALLOW]:
+        if params[P_FAST_SHALLOW]:
+            return search_shallow_fast(player, opponent, alpha, beta, params, nodes)
         return search_shallow(player, opponent, alpha, beta, nodes)
     if alpha >= MAX_SCORE:  # nothing can exceed a wipe-out: fail low at once
         return MAX_SCORE
@@ -258,7 +744,11 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent)
-        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, nodes)
+        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, nodes)
+    if n_empty >= params[P_STABILITY]:
+        bound = _stability_bound(player, opponent, alpha, n_empty)
+        if bound <= alpha:
+            return bound
     index = tt.slot(tt_keys, player, opponent)
     hash_move = -1
     if tt.matches(tt_keys, index, player, opponent):
@@ -269,7 +759,14 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         if upper <= alpha:
             return upper
         hash_move = np.int64(tt_values[index, tt.MOVE])
-    n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
+    if n_empty >= params[P_ETC]:
+        bound = _etc(player, opponent, moves, beta, tt_keys, tt_values)
+        if bound >= beta:
+            return bound
+    if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, nodes)
+    else:
+        n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
     best = -INFINITY
     best_move = -1
     low = alpha
@@ -279,11 +776,11 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         child_player = opponent ^ flipped
         child_opponent = player | flipped | (ONE << np.uint64(square))
         if i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, nodes)
         if score > best:
             best = score
             best_move = square
@@ -301,26 +798,25 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
 
 
 @njit(cache=True)
-def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, nodes):
-    """(score, best move) of a position for the window (alpha, beta).
-
-    The move is PASS when the side to move must pass and -1 when the game is over. Within the
-    window the score is exact and the move reaches it; at a fail-low every move is as bad as the
-    bound says, and the move is one of them.
-    """
+def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes):
+    """One principal-variation search of the root for the window (alpha, beta); see solve_root."""
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent), np.int64(-1)
-        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, nodes)
+        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, nodes)
         return score, np.int64(PASS)
     n_empty = popcount(~(player | opponent))
+    shallow = params[P_SHALLOW]
     hash_move = -1
     index = tt.slot(tt_keys, player, opponent)
     if tt.matches(tt_keys, index, player, opponent):
         hash_move = np.int64(tt_values[index, tt.MOVE])
-    n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
+    if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, nodes)
+    else:
+        n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
     best = -INFINITY
     best_move = np.int64(squares[n_empty, 0])
     low = alpha
@@ -329,14 +825,17 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
         flipped = flips(player, opponent, square)
         child_player = opponent ^ flipped
         child_opponent = player | flipped | (ONE << np.uint64(square))
-        if n_empty - 1 <= SHALLOW_EMPTIES:
-            score = -search_shallow(child_player, child_opponent, -beta, -low, nodes)
+        if n_empty - 1 <= shallow:
+            if params[P_FAST_SHALLOW]:
+                score = -search_shallow_fast(child_player, child_opponent, -beta, -low, params, nodes)
+            else:
+                score = -search_shallow(child_player, child_opponent, -beta, -low, nodes)
         elif i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, nodes)
         if score > best:
             best = score
             best_move = np.int64(square)
@@ -344,7 +843,7 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
                 low = score
                 if low >= beta or low == MAX_SCORE:  # a wipe-out is the best there is
                     break
-    if n_empty > SHALLOW_EMPTIES:
+    if n_empty > shallow:
         if best >= beta:
             tt.store(tt_keys, tt_values, index, player, opponent, best, tt.SCORE_MAX, best_move)
         elif best <= alpha:
@@ -352,3 +851,26 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
         else:
             tt.store(tt_keys, tt_values, index, player, opponent, best, best, best_move)
     return best, best_move
+
+
+@njit(cache=True)
+def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes):
+    """(score, best move) of a position for the window (alpha, beta).
+
+    The move is PASS when the side to move must pass and -1 when the game is over. Within the
+    window the score is exact and the move reaches it; at a fail-low every move is as bad as the
+    bound says, and the move is one of them.
+
+    With P_ROOT_WINDOW the full window is searched as a sequence of null windows (g - 1, g + 1)
+    (MTD(f)), starting at g = 0: scores are even, so each search either proves g exact or returns
+    a bound past it, which becomes the next g; the table keeps what each pass learnt.
+    """
+    if params[P_ROOT_WINDOW] == 0 or alpha > -MAX_SCORE or beta < MAX_SCORE:
+        return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
+    guess = np.int64(0)
+    for _ in range(MAX_SCORE + 2):  # each pass moves the guess one way by 2 or more: at most 65 passes
+        score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, params, nodes)
+        if score == guess or move < 0:
+            return score, move
+        guess = score
+    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)

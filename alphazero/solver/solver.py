@@ -2,10 +2,15 @@
 
 One solver per search object (or per CLI run): the transposition table is allocated once and its
 entries stay true across positions (they are bounds on exact scores), so it is never cleared.
+
+`SearchOptions` switches the search's node-saving techniques (issue 36) one by one; the default
+has every one that measured a gain on, `SearchOptions.off()` is the search as it was before them
+(`python -m alphazero.bench endgame --options off,default` compares the two side by side).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -17,6 +22,108 @@ WLD_ALPHA = -1  # the null window around 0: the result has the sign of the exact
 WLD_BETA = 1
 # FForum #1 (Edax fforum-1-19.obf, line 1): black to move scores +18 with g8.
 WARM_UP_BOARD = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The solver's techniques, each a switch (docs/benchmarks.md, "Endgame solver: fewer nodes",
+    measures each alone). Empties thresholds: the technique runs at nodes with at least that many
+    empty squares; 0 turns it off.
+
+    shallow_empties: positions with at most this many empties are searched without the table or
+      move sorting (parity order only).
+    fast_last_moves: the shallow search walks the empty squares instead of generating moves, four
+      empties have their own kernel, and the last move's score comes from line tables.
+    weighted_sort: the deep search orders moves by Edax's key (opponent's mobility, then corner
+      stability, potential mobility, square value, parity) instead of mobility alone.
+    order_search_empties / order_search_depth: from this many empties the key also holds a
+      shallow search (0-2 plies below the move) of a mobility evaluation.
+    etc_empties: enhanced transposition cut-offs: before searching a node, a move whose child
+      the table already bounds at or above beta settles it.
+    stability_empties: stability cut-offs: the opponent's stable discs bound the score from above,
+      which settles a node whose window lies above that bound.
+    root_mtd: an exact solve searches the root with null windows around a guess moved to each
+      bound found (MTD(f) from 0) instead of one full-window principal-variation search.
+    """
+
+    shallow_empties: int = 7
+    fast_last_moves: bool = True
+    weighted_sort: bool = True
+    order_search_empties: int = 14
+    order_search_depth: int = 1
+    etc_empties: int = 9
+    stability_empties: int = 5
+    root_mtd: bool = True
+
+    # the switches by name for `parse`: field and its value when on (off: the `off()` value)
+    SWITCHES = {
+        "fast_last": ("fast_last_moves", True),
+        "sort": ("weighted_sort", True),
+        "order_search": ("order_search_empties", 14),
+        "etc": ("etc_empties", 9),
+        "stability": ("stability_empties", 5),
+        "mtd": ("root_mtd", True),
+    }
+
+    def __post_init__(self):
+        def check(ok, name, expected):
+            if not ok:
+                raise ValueError(f"SearchOptions.{name} must be {expected}, got {getattr(self, name)!r}")
+
+        check(isinstance(self.shallow_empties, int) and 4 <= self.shallow_empties <= 12, "shallow_empties",
+              "an integer in 4..12")
+        for name in ("order_search_empties", "etc_empties", "stability_empties"):
+            value = getattr(self, name)
+            check(isinstance(value, int) and 0 <= value <= 60, name, "an integer in 0..60 (0 = off)")
+        check(isinstance(self.order_search_depth, int) and 0 <= self.order_search_depth <= 2, "order_search_depth",
+              "0, 1 or 2")
+
+    @classmethod
+    def off(cls) -> "SearchOptions":
+        """Every technique off: the search as it was before issue 36, node for node."""
+        return cls(shallow_empties=endgame.SHALLOW_EMPTIES, fast_last_moves=False, weighted_sort=False,
+                   order_search_empties=0, etc_empties=0, stability_empties=0, root_mtd=False)
+
+    @classmethod
+    def parse(cls, text: str) -> "SearchOptions":
+        """`default`, `off`, or either followed by `+name` / `-name` switches, e.g. `off+etc`,
+        `default-mtd` (names: fast_last, sort, order_search, etc, stability, mtd)."""
+        text = text.strip()
+        base, rest = text, ""
+        for i, char in enumerate(text):
+            if char in "+-":
+                base, rest = text[:i], text[i:]
+                break
+        if base not in ("default", "off"):
+            raise ValueError(f"options {text!r}: must start with 'default' or 'off', e.g. off+etc or default-mtd")
+        options = cls() if base == "default" else cls.off()
+        off = cls.off()
+        i = 0
+        while i < len(rest):
+            sign = rest[i]
+            j = i + 1
+            while j < len(rest) and rest[j] not in "+-":
+                j += 1
+            name = rest[i + 1:j]
+            if name not in cls.SWITCHES:
+                raise ValueError(f"options {text!r}: unknown switch {name!r}; known: {', '.join(cls.SWITCHES)}")
+            field, on_value = cls.SWITCHES[name]
+            options = dataclasses.replace(options, **{field: on_value if sign == "+" else getattr(off, field)})
+            i = j
+        return options
+
+    def params(self) -> np.ndarray:
+        """The int64 array the kernels read (endgame.P_* indices)."""
+        params = endgame.default_params()
+        params[endgame.P_SHALLOW] = self.shallow_empties
+        params[endgame.P_FAST_SHALLOW] = int(self.fast_last_moves)
+        params[endgame.P_SORT] = int(self.weighted_sort)
+        params[endgame.P_ORDER_SEARCH] = self.order_search_empties or endgame.NEVER
+        params[endgame.P_ORDER_DEPTH] = self.order_search_depth
+        params[endgame.P_ETC] = self.etc_empties or endgame.NEVER
+        params[endgame.P_STABILITY] = self.stability_empties or endgame.NEVER
+        params[endgame.P_ROOT_WINDOW] = int(self.root_mtd)
+        return params
 
 
 @dataclass(frozen=True)
@@ -38,10 +145,12 @@ class Solution:
 
 
 class Solver:
-    def __init__(self, table_bits: int = 20):
+    def __init__(self, table_bits: int = 20, options: SearchOptions | None = None):
         self.tt_keys, self.tt_values = table.allocate(table_bits)
         self.squares, self.keys = endgame.allocate_workspace()
         self.nodes = np.zeros(1, dtype=np.int64)
+        self.options = options or SearchOptions()
+        self.params = self.options.params()
 
     def solve(self, player: int, opponent: int, wld: bool = False) -> Solution:
         """Exact score (or win/loss/draw with `wld`) and a best move of (player, opponent)."""
@@ -50,7 +159,8 @@ class Solver:
         self.nodes[0] = 0
         start = time.perf_counter()
         score, move = endgame.solve_root(
-            player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.nodes
+            player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.params,
+            self.nodes,
         )
         seconds = time.perf_counter() - start
         return Solution(int(move), int(score), int(self.nodes[0]), seconds, wld)
@@ -60,7 +170,7 @@ class Solver:
         nodes add to `self.nodes[0]`, which `solve` resets)."""
         score, _ = endgame.solve_root(
             np.uint64(player), np.uint64(opponent), WLD_ALPHA, WLD_BETA,
-            self.tt_keys, self.tt_values, self.squares, self.keys, self.nodes,
+            self.tt_keys, self.tt_values, self.squares, self.keys, self.params, self.nodes,
         )
         return (score > 0) - (score < 0)
 

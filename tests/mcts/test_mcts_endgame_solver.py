@@ -11,7 +11,7 @@ from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import NO_EXACT_SCORE, BatchedSearch
 from alphazero.mcts.tree import ROOT, SOLVED, TERMINAL
 from alphazero.othello.bitboard import make_move
-from alphazero.solver.solver import Solver
+from alphazero.solver.solver import SearchOptions, Solver
 
 
 def endgames(seed, empties, count):
@@ -97,3 +97,42 @@ def test_advancing_into_a_solved_child_starts_a_fresh_tree():
     again = search.search(positions, np.full(len(after), 51), add_noise=False)
     assert (again.exact_score != NO_EXACT_SCORE).all()
     assert (search.tree.nodes["status"][:, ROOT] == 1).all()  # the fresh root was evaluated: EXPANDED
+
+
+def _solved_by_empties(search):
+    """{empties: set of statuses} over every non-terminal, non-root node of every tree."""
+    seen = {}
+    tree = search.tree
+    for b in range(tree.nodes.shape[0]):
+        for node in range(1, tree.next_free[b]):
+            record = tree.nodes[b, node]
+            if record["status"] == TERMINAL:
+                continue
+            empties = 64 - bin(int(record["player"]) | int(record["opponent"])).count("1")
+            seen.setdefault(empties, set()).add(int(record["status"]) == SOLVED)
+    return seen
+
+
+@pytest.mark.parametrize("exact, wld", [(6, 8), (9, 7)])
+def test_wld_threshold_sets_which_opened_nodes_are_solved_and_exact_which_roots(exact, wld):
+    states = endgames(21, 10, 4)
+    cfg = MCTSConfig(simulations=80, endgame_solve_empties=exact, endgame_wld_empties=wld, temperature_plies=0)
+    search, result = _search(cfg, states, HashEvaluator(3))
+    seen = _solved_by_empties(search)
+    assert min(seen) <= wld < max(seen)  # nodes on both sides of the threshold were opened
+    for empties, solved in seen.items():
+        assert solved == ({True} if empties <= wld else {False}), empties
+    assert (result.exact_score == NO_EXACT_SCORE).all()  # roots at 10 empties: beyond both
+    roots = endgames(22, 9, 3)
+    _, result = _search(cfg, roots, HashEvaluator(3))
+    assert ((result.exact_score != NO_EXACT_SCORE) == (9 <= exact)).all()
+
+
+def test_solver_options_pick_the_solvers_switch_set():
+    cfg = MCTSConfig(endgame_solve_empties=8, endgame_solver_options="off")
+    search = BatchedSearch(cfg, UniformEvaluator(), 1, seed=1)
+    assert search.endgame_solver.options == SearchOptions.off()
+    with pytest.raises(ValueError, match="endgame_solver_options"):
+        MCTSConfig(endgame_solver_options="fastest")
+    with pytest.raises(ValueError, match="endgame_wld_empties"):
+        MCTSConfig(endgame_wld_empties=-1)

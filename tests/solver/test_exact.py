@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from alphazero.othello import bitboard as bb
-from alphazero.solver.solver import Solver
+from alphazero.solver.solver import SearchOptions, Solver
 from tests.solver.reference import child, minimax, random_position
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -129,7 +129,9 @@ def test_fail_soft_windows_at_the_wipeout_edge(seed, n_empty, survivors, window,
     tt_keys, tt_values = table.allocate(12)
     squares, keys = endgame.allocate_workspace()
     nodes = np.zeros(1, dtype=np.int64)
-    got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys, nodes)
+    params = SearchOptions().params()
+    got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys,
+                              params, nodes)
     if alpha < got < beta:
         assert got == exact
     elif got <= alpha:
@@ -148,6 +150,7 @@ def test_a_window_above_a_wipeout_costs_no_search():
     squares, keys = endgame.allocate_workspace()
     nodes = np.zeros(1, dtype=np.int64)
     p, o = np.uint64(player), np.uint64(opponent)
-    assert endgame.search_deep(p, o, 64, 65, tt_keys, tt_values, squares, keys, nodes) == 64
-    assert endgame.search_deep(p, o, -65, -64, tt_keys, tt_values, squares, keys, nodes) == -64
+    for params in (SearchOptions().params(), SearchOptions.off().params()):
+        assert endgame.search_deep(p, o, 64, 65, tt_keys, tt_values, squares, keys, params, nodes) == 64
+        assert endgame.search_deep(p, o, -65, -64, tt_keys, tt_values, squares, keys, params, nodes) == -64
     assert nodes[0] == 0

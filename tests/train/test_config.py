@@ -39,7 +39,7 @@ HEADLINE_OVERRIDES = [  # checkpoints/README.md: the command that made checkpoin
 def test_warmstart_preset_is_the_headline_command_on_the_cpu_preset():
     preset = to_typed(_compose(["experiment=warmstart", "run.dir=/tmp/x"]))
     headline = to_typed(_compose(["experiment=cpu", "run.dir=/tmp/x", *HEADLINE_OVERRIDES,
-                                  "eval.baselines=['mcts:checkpoint=checkpoints/warmstart.pt,simulations=100,endgame=14']"]))
+                                  "eval.baselines=['mcts:checkpoint=checkpoints/warmstart.pt,simulations=100,endgame=16']"]))
     assert preset == headline
 
 
