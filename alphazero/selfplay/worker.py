@@ -124,12 +124,39 @@ class Task:
     seed: int
 
 
-def _load_evaluator(checkpoint_path: str, selfplay_cfg: SelfPlayConfig):
-    from alphazero.engine.factory import build_evaluator
+def _load_evaluator(checkpoint_path: str, selfplay_cfg: SelfPlayConfig, run_dir: str):
     from alphazero.nn.checkpoint import load_network
 
-    net = load_network(checkpoint_path, device="cpu")
-    return build_evaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker)
+    return worker_evaluator(load_network(checkpoint_path, device="cpu"), selfplay_cfg, run_dir)
+
+
+def worker_evaluator(net, selfplay_cfg: SelfPlayConfig, run_dir: str):
+    """A worker's evaluator for `net`. precision=auto: the workers' batches are about
+    concurrent_games positions; the verdict is cached in the run directory, so the first process
+    to ask measures (under a file lock) and the others, and later networks, read it."""
+    from alphazero.engine.factory import build_evaluator
+    from alphazero.nn.precision import run_cache_file
+
+    return build_evaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker, precision=selfplay_cfg.precision,
+                           probe_batch=selfplay_cfg.concurrent_games, precision_cache=run_cache_file(run_dir))
+
+
+def resolve_worker_precision(net, selfplay_cfg: SelfPlayConfig, run_dir: str):
+    """The `nn.precision.Choice` the local workers' evaluators will make, made now in this process
+    (with their thread count, restored after): the run's set-up calls it before starting them, so
+    the probe runs on quiet cores and the workers read its verdict. None where the workers do not
+    evaluate on this machine's CPU themselves (an inference server, Ray actors, a GPU)."""
+    import torch
+
+    from alphazero.nn.inference import resolve_device
+
+    if selfplay_cfg.backend != "local" or selfplay_cfg.inference_server or resolve_device(selfplay_cfg.device).type != "cpu":
+        return None
+    previous = torch.get_num_threads()
+    try:
+        return worker_evaluator(net, selfplay_cfg, run_dir).choice
+    finally:
+        torch.set_num_threads(previous)
 
 
 def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, task_queue, result_queue, stop_event, server_handle=None):
@@ -175,7 +202,7 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                         network_id = best["id"]
                         # With an inference server the server swaps networks itself; the handle stays.
                         if server_handle is None:
-                            evaluator = _load_evaluator(best["path"], selfplay_cfg)
+                            evaluator = _load_evaluator(best["path"], selfplay_cfg, run_dir)
                         elif evaluator is None:
                             evaluator = server_handle.evaluator(worker_id)
                         if runner is not None:
@@ -302,7 +329,7 @@ class WorkerPool:
 
             self.server = InferenceServer(
                 self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
-                threads=max(1, selfplay_cfg.threads_per_worker), pipeline=selfplay_cfg.server_pipeline,
+                threads=max(1, selfplay_cfg.threads_per_worker), pipeline=selfplay_cfg.server_pipeline, precision=selfplay_cfg.precision,
                 capacity=worker_capacity(selfplay_cfg.concurrent_games, mcts_cfg.leaves_per_step),
             )
             self.server_handle = self.server.handle()

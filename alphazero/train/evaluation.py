@@ -46,15 +46,16 @@ def torch_threads(threads: int):
 
 
 def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
-         device="cpu") -> GateResult:
+         device="cpu", precision_cache=None) -> GateResult:
     """Candidate vs best over 2 * cfg.pairs games; promotion at score >= cfg.threshold.
 
     Both search with the run's `mcts` settings (noise off, temperature 0; see
     `engine.factory.play_config`) at `cfg.simulations`, on `device` (the training GPU when there
-    is one)."""
+    is one), in `cfg.precision` (verdicts cached in `precision_cache`: the run's)."""
     with torch_threads(threads):
-        candidate = build_player(candidate_net, mcts, cfg.simulations, device=device, threads=threads, name="candidate")
-        best = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best")
+        options = dict(device=device, threads=threads, precision=cfg.precision, precision_cache=precision_cache)
+        candidate = build_player(candidate_net, mcts, cfg.simulations, name="candidate", **options)
+        best = build_player(best_net, mcts, cfg.simulations, name="best", **options)
         result = play_match(candidate, best, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
     return GateResult(
         score=result.score,
@@ -78,12 +79,14 @@ def baseline_spec(name: str) -> str | None:
 
 
 def evaluate_baselines(best_net, cfg: EvalConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
-                       device="cpu") -> dict[str, float]:
+                       device="cpu", precision: str = "auto", precision_cache=None) -> dict[str, float]:
     """Score of the best network against each baseline (the run's `mcts` settings at
-    `cfg.simulations`, noise off, temperature 0, on `device`); skipped baselines are logged once."""
+    `cfg.simulations`, noise off, temperature 0, on `device`, in `precision`); skipped baselines
+    are logged once."""
     scores = {}
     with torch_threads(threads):
-        ours = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best")
+        ours = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best", precision=precision,
+                            precision_cache=precision_cache)
         for name in cfg.baselines:
             spec = baseline_spec(name)
             if spec is None:
