@@ -19,3 +19,11 @@ def test_one_precision_keeps_the_unsuffixed_keys():
     result = main(["--preset", "tiny", "--repeats", "1", "--window", "0.01", "--batches", "1", "--precisions", "fp32", "--skip-training"])
     assert result["evals_per_second_batch1"] == result["evals_per_second_batch1_fp32"] > 0
     assert "auto_choice" not in result and "bf16_speedup_evals_batch1" not in result
+
+
+def test_threads_benchmark_reports_each_thread_count():
+    from alphazero.bench.threads import main as threads_main
+
+    result = threads_main(["--preset", "tiny", "--threads", "1", "--batches", "1", "4", "--repeats", "1", "--window", "0.01", "--skip-training"])
+    assert result["evals_per_second_batch1_threads1"] > 0 and result["evals_per_second_batch4_threads1"] > 0
+    assert result["cores"] >= 1 and result["precision"] == "fp32"
