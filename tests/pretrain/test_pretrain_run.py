@@ -233,13 +233,13 @@ def test_memory_format_changes_the_layout_not_the_training(workspace):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: pretrain.mixed_precision applies there")
 def test_mixed_precision_on_cuda_trains_close_to_float32_and_lowers_the_loss(workspace):
     run_dir = workspace / "mixed-cuda"
-    cfg = tiny_config(workspace, run_dir, epochs=2, device="cuda", mixed_precision=True)
+    cfg = tiny_config(workspace, run_dir, epochs=2, device="cuda", mixed_precision=True, precision="auto")
     state = PretrainRun(cfg, run_dir).run()
     assert state.finished
     losses = [value for _, value in _scalars(run_dir, "loss/total")]
     assert np.mean(losses[-3:]) < np.mean(losses[:3])
-    bf16 = _weights_after_steps(workspace, "mixed-cuda-3", 3, device="cuda", mixed_precision=True)
-    fp32 = _weights_after_steps(workspace, "fp32-cuda-3", 3, device="cuda", mixed_precision=False)
+    bf16 = _weights_after_steps(workspace, "mixed-cuda-3", 3, device="cuda", mixed_precision=True, precision="auto")
+    fp32 = _weights_after_steps(workspace, "fp32-cuda-3", 3, device="cuda", mixed_precision=False, precision="auto")
     differs = False
     for name, tensor in fp32.items():
         if tensor.is_floating_point():
