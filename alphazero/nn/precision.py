@@ -295,9 +295,15 @@ def choose(requested: str, device: torch.device, measure: Callable[[], tuple[flo
             verdicts = _read_cache_or_warn(path)
             entry = verdicts.get(key)
             if entry is None:
-                fp32_seconds, bf16_seconds = measure()
+                try:
+                    fp32_seconds, bf16_seconds = measure()
+                    verdict = decide(fp32_seconds, bf16_seconds)
+                except (RuntimeError, NotImplementedError) as err:  # a torch build or CPU without bf16 kernels
+                    log.warning("the bf16 probe failed here (%s): using fp32", str(err).splitlines()[0] if str(err) else type(err).__name__)
+                    fp32_seconds = bf16_seconds = None
+                    verdict = "fp32"
                 entry = {
-                    "precision": decide(fp32_seconds, bf16_seconds),
+                    "precision": verdict,
                     "fp32_seconds": fp32_seconds,
                     "bf16_seconds": bf16_seconds,
                     "cpu": describe_cpu(),

@@ -230,3 +230,14 @@ def test_describe_says_what_was_chosen_and_why():
     assert text.startswith("bf16 (precision=auto, measured: bf16 ran 2.00x fp32's speed, inference at batch 32")
     assert "/x/precision.json" in text
     assert precisions.Choice("fp32", "fp32", "forced").describe() == "fp32 (precision=fp32, forced)"
+
+
+def test_a_probe_that_fails_in_bf16_falls_back_to_fp32_and_says_so(tmp_path, caplog):
+    def measure():
+        raise RuntimeError("no bf16 kernel for this op\nlong details")
+
+    with caplog.at_level(logging.WARNING, logger="alphazero.nn.precision"):
+        choice = precisions.choose("auto", CPU, measure, KEY, tmp_path / "precision.json")
+    assert (choice.precision, choice.how, choice.speedup) == ("fp32", "measured", None)
+    assert any("bf16 probe failed here (no bf16 kernel for this op): using fp32" in r.getMessage() for r in caplog.records)
+    assert precisions.read_cache(tmp_path / "precision.json")[KEY]["precision"] == "fp32"
