@@ -2,14 +2,17 @@
 
     python -m alphazero.arena PLAYER_A PLAYER_B --pairs N [--opening-plies 4] [--seed S]
         [--openings FILE] [--save-ggf PATH] [--save-transcripts PATH] [--games-log FILE.jsonl]
-        [--concurrency N] [--shard K/N] [--progress]
+        [--concurrency N] [--shard K/N] [--progress | --no-progress]
     python -m alphazero.arena ladder P1 P2 P3 ... --pairs N [--opening-plies 4] [--seed S]
         [--openings FILE] [--out FILE.md] [--gauntlet K] [--results FILE.jsonl] [--games-log FILE.jsonl]
-        [--concurrency N] [--shard K/N] [--progress]
+        [--concurrency N] [--shard K/N] [--progress | --no-progress]
 
 A match prints one JSON line (wins, draws, losses, score, elo_diff, elo_ci95, games_per_second,
-wipeouts, ...) from PLAYER_A's view. A ladder prints the markdown report (and writes it to --out)
+wipeouts, wiped_out: whose discs they were, ...) from PLAYER_A's view. A ladder prints the markdown report (and writes it to --out)
 and then one JSON line of fitted ratings. Player specs: see `players.SPEC_FORMS`.
+
+On a terminal both report their progress on stderr (games over, share of the moves played, time
+left); in a pipe or a log they print only their results, unless `--progress` asks for it.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ import sys
 from alphazero.arena.game_log import GameLog
 from alphazero.arena.ladder import play_ladder
 from alphazero.arena.match import check_shard, play_match, save_games_transcripts
-from alphazero.atomic import write_text_atomic
 from alphazero.arena.openings import read_openings
 from alphazero.arena.players import SPEC_FORMS, PlayerSpecError, make_player
+from alphazero.atomic import write_text_atomic
+from alphazero.console import add_progress_option, progress_wanted
 
 SPEC_HELP = "player spec, one of: " + "; ".join(SPEC_FORMS)
 
@@ -33,7 +37,7 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opening-plies", type=_non_negative_int, default=4, help="random opening length (default 4)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random openings (default 0)")
     parser.add_argument("--openings", metavar="FILE", help="transcripts, one opening per line, instead of random ones")
-    parser.add_argument("--progress", action="store_true", help="report finished games on stderr")
+    add_progress_option(parser, "games over, moves played and the time left")
     parser.add_argument(
         "--concurrency", type=_positive_int, metavar="N",
         help="at most N games in play at once (default: all); with --games-log against a slow engine, "
@@ -144,7 +148,7 @@ def run_match(argv) -> int:
         try:
             result = play_match(
                 players[0], players[1], args.pairs, opening_plies=args.opening_plies, seed=args.seed,
-                openings=openings, progress=args.progress, game_log=_game_log(args), concurrency=args.concurrency,
+                openings=openings, progress=progress_wanted(args.progress), game_log=_game_log(args), concurrency=args.concurrency,
                 shard=args.shard,
             )
         except ValueError as err:
@@ -173,7 +177,7 @@ def run_ladder(argv) -> int:
         try:
             ladder = play_ladder(
                 players, args.pairs, opening_plies=args.opening_plies, seed=args.seed, openings=openings,
-                progress=args.progress, gauntlet=args.gauntlet, results_path=args.results,
+                progress=progress_wanted(args.progress), gauntlet=args.gauntlet, results_path=args.results,
                 game_log=_game_log(args), concurrency=args.concurrency, shard=args.shard,
             )
         except ValueError as err:

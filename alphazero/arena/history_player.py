@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from alphazero.arena.players import GameInProgress, Player, _require_playable
+from alphazero.arena.player_interface import GameInProgress, Player, _require_playable
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.model import masked_softmax

@@ -54,19 +54,36 @@ class LadderResult:
             record[j, i] = (result.losses, result.draws, result.wins)
         return points, games, record
 
+    def wipeouts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per player: (wipeouts given: opponents it left with no disc, wipeouts suffered, wipeouts in
+        its matches that a results file recorded before they were attributed to a side)."""
+        count = len(self.names)
+        given, suffered, unsplit = (np.zeros(count, dtype=np.int64) for _ in range(3))
+        for (i, j), result in self.matches.items():
+            if result.a_wiped_out is None or result.b_wiped_out is None:
+                unsplit[i] += result.wipeouts
+                unsplit[j] += result.wipeouts
+                continue
+            given[i] += result.b_wiped_out
+            suffered[i] += result.a_wiped_out
+            given[j] += result.a_wiped_out
+            suffered[j] += result.b_wiped_out
+        return given, suffered, unsplit
+
     def to_markdown(self) -> str:
         points, games, record = self.tables()
         order = sorted(range(len(self.names)), key=lambda i: (-self.ratings[i], i))
-        lines = ["| rank | player | Elo | score | games | wipeouts |", "|---:|---|---:|---:|---:|---:|"]
-        wipeouts = np.zeros(len(self.names), dtype=np.int64)
-        for (i, j), result in self.matches.items():
-            wipeouts[i] += result.wipeouts
-            wipeouts[j] += result.wipeouts
+        lines = [
+            "| rank | player | Elo | score | games | wipeouts given-suffered |",
+            "|---:|---|---:|---:|---:|---:|",
+        ]
+        given, suffered, unsplit = self.wipeouts()
         for rank, i in enumerate(order, start=1):
             played = games[i].sum()
             score = points[i].sum() / played if played else float("nan")
+            wipeouts = f"{given[i]}-{suffered[i]}" + (f" (+{unsplit[i]} unattributed)" if unsplit[i] else "")
             lines.append(
-                f"| {rank} | {_cell(self.names[i])} | {self.ratings[i]:+.0f} | {score:.3f} | {played:.0f} | {wipeouts[i]} |"
+                f"| {rank} | {_cell(self.names[i])} | {self.ratings[i]:+.0f} | {score:.3f} | {played:.0f} | {wipeouts} |"
             )
         lines += ["", "Score of the row player against the column player (wins-draws-losses):", ""]
         lines.append("| | " + " | ".join(_cell(self.names[i]) for i in order) + " |")
@@ -174,7 +191,8 @@ def _append_result(path, name_a: str, name_b: str, openings_key: str, result: Ma
     line = {
         "player_a": name_a, "player_b": name_b, "openings": openings_key,
         "wins": result.wins, "draws": result.draws, "losses": result.losses,
-        "wipeouts": result.wipeouts, "seconds": round(result.seconds, 2),
+        "wipeouts": result.wipeouts, "a_wiped_out": result.a_wiped_out, "b_wiped_out": result.b_wiped_out,
+        "seconds": round(result.seconds, 2),
     }
     append_json_line(path, line)
 
@@ -194,6 +212,7 @@ def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]
             result = MatchResult(
                 row["player_a"], row["player_b"], int(row["wins"]), int(row["draws"]), int(row["losses"]),
                 games=[], seconds=float(row["seconds"]), wipeouts=int(row["wipeouts"]),
+                a_wiped_out=_optional_int(row.get("a_wiped_out")), b_wiped_out=_optional_int(row.get("b_wiped_out")),
             )
             matches_openings = row["openings"] == openings_key
         except (ValueError, KeyError, TypeError) as err:
@@ -202,6 +221,11 @@ def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]
         if matches_openings:
             out[key] = result
     return out
+
+
+def _optional_int(value) -> int | None:
+    """A count a results line may lack (written before it was recorded): None, else an int."""
+    return None if value is None else int(value)
 
 
 def _distinct_names(names: list[str]) -> list[str]:

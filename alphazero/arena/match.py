@@ -9,7 +9,11 @@ the arena itself (no player is asked). Every move a player returns is checked ag
 Scores are from player A's view: wins, draws, losses, score = (wins + draws / 2) / games, and the Elo
 difference of A over B with its 95% interval (`elo.estimate_elo`). A *wipeout* is a game the
 loser ends with no disc at all, worth flagging because an engine's book line or a bug is the usual
-cause, not play.
+cause, not play; `wipeouts` counts them and `wiped_out` says whose discs they were (by player).
+
+Progress (`progress=True`) is one status line on stderr: games over, the share of the moves
+played (games advance together, so most of them end together near the end: moves are what
+moves), the time so far and an estimate of the time left (`alphazero.console.StatusLine`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from alphazero.arena.game_log import GameLog
 from alphazero.arena.openings import opening_name, play_opening, random_openings
 from alphazero.arena.players import GameInProgress, Player
 from alphazero.atomic import write_text_atomic
+from alphazero.console import StatusLine, format_seconds
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState, IllegalMoveError
 from alphazero.othello.notation import action_name, format_board_text, format_transcript
@@ -36,6 +41,8 @@ class MatchResult:
     games: one GameRecord per game (actions include the opening; metadata: black_player,
     white_player, player_a, opening (transcript), opening_plies, pair, game, seed). seconds: wall time of the whole match;
     thinking_seconds: time spent inside each player's move calls, keyed by player name.
+    wipeouts: games a side ended with no disc; a_wiped_out / b_wiped_out: how many of them were
+    A's discs / B's (None where unknown: a ladder result recorded before the split was kept).
     """
 
     player_a: str
@@ -47,6 +54,8 @@ class MatchResult:
     seconds: float
     wipeouts: int
     thinking_seconds: dict = field(default_factory=dict)
+    a_wiped_out: int | None = None
+    b_wiped_out: int | None = None
 
     @property
     def num_games(self) -> int:
@@ -72,6 +81,12 @@ class MatchResult:
     def games_per_second(self) -> float:
         return self.num_games / self.seconds if self.seconds > 0 else float("inf")
 
+    def wiped_out(self) -> dict | None:
+        """{player name: games that player ended with no disc}, or None where the split is unknown."""
+        if self.a_wiped_out is None or self.b_wiped_out is None:
+            return None
+        return {self.player_a: self.a_wiped_out, self.player_b: self.b_wiped_out}
+
     def summary(self) -> dict:
         """The JSON-friendly figures `python -m alphazero.arena` prints."""
         elo = self.elo
@@ -87,6 +102,7 @@ class MatchResult:
             "elo_ci95": round(elo.ci95, 1),
             "games_per_second": round(self.games_per_second, 3),
             "wipeouts": self.wipeouts,
+            "wiped_out": self.wiped_out(),
             "seconds": round(self.seconds, 2),
             "thinking_seconds": {name: round(value, 2) for name, value in self.thinking_seconds.items()},
         }
@@ -164,6 +180,9 @@ def play_match(
     label = f"{player_a.name} vs {player_b.name}" + (f" (shard {shard[0]}/{shard[1]})" if shard else "")
     if progress and finished:
         print(f"[arena] {label}: {finished} of {len(games)} games taken from {game_log.path}", file=sys.stderr)
+    status = StatusLine(progress)
+    moves_at_start = _moves_played(games)
+    status.update(_progress_text(label, games, finished, moves_at_start, 0.0), force=True)
     while live:
         for is_a, player, name in ((True, player_a, names[0]), (False, player_b, names[1])):
             for game in live:
@@ -191,12 +210,31 @@ def play_match(
             free = concurrency - len(still_live)
             still_live, pending = still_live + pending[:free], pending[free:]
         live = still_live
-        if progress and newly_finished:  # not every move: a log file would fill with repeats
-            print(f"\r[arena] {label}: {finished}/{len(games)} games", end="", file=sys.stderr)
+        # The status line limits how often it is drawn itself (a log gets one line a minute).
+        status.update(_progress_text(label, games, finished, moves_at_start, time.perf_counter() - started))
     seconds = time.perf_counter() - started
-    if progress:
-        print(file=sys.stderr)
+    status.close(_progress_text(label, games, finished, moves_at_start, seconds))
     return _tally(games, names, seconds, thinking, seed)
+
+
+def _moves_played(games) -> int:
+    """Moves played so far over all games, a finished game counting as all its 60 (a game that
+    ends early, by a wipeout or with no move for either side, is done all the same)."""
+    return sum(60 if game.state.is_over() else sum(game.state.disc_counts()) - 4 for game in games)
+
+
+def _progress_text(label: str, games, finished: int, moves_at_start: int, elapsed: float) -> str:
+    """`[arena] A vs B: 12/40 games over, 63% of the moves, 1 min 10 s, about 41 s left`: the
+    time left is extrapolated from the moves this call has played so far."""
+    total = 60 * len(games)
+    played = _moves_played(games)
+    text = f"[arena] {label}: {finished}/{len(games)} games over, {100 * played / max(total, 1):.0f}% of the moves"
+    if elapsed > 0:
+        text += f", {format_seconds(elapsed)}"
+        done_here = played - moves_at_start
+        if 0 < done_here and played < total:
+            text += f", about {format_seconds(elapsed * (total - played) / done_here)} left"
+    return text
 
 
 def check_shard(shard: tuple[int, int]) -> None:
@@ -251,7 +289,7 @@ def _play_checked(player: Player, game: _LiveGame, move) -> None:
 
 
 def _tally(games, names, seconds, thinking, seed) -> MatchResult:
-    wins = draws = losses = wipeouts = 0
+    wins = draws = losses = wipeouts = a_wiped_out = b_wiped_out = 0
     records = []
     for game in games:
         margin = game.state.black_margin()
@@ -259,7 +297,11 @@ def _tally(games, names, seconds, thinking, seed) -> MatchResult:
         wins += margin_a > 0
         draws += margin_a == 0
         losses += margin_a < 0
-        wipeouts += min(game.state.disc_counts()) == 0
+        black_discs, white_discs = game.state.disc_counts()
+        wipeouts += min(black_discs, white_discs) == 0
+        a_discs, b_discs = (black_discs, white_discs) if game.a_is_black else (white_discs, black_discs)
+        a_wiped_out += a_discs == 0
+        b_wiped_out += b_discs == 0
         black, white = names if game.a_is_black else names[::-1]
         records.append(
             GameRecord(
@@ -278,7 +320,7 @@ def _tally(games, names, seconds, thinking, seed) -> MatchResult:
                 },
             )
         )
-    return MatchResult(names[0], names[1], wins, draws, losses, records, seconds, wipeouts, thinking)
+    return MatchResult(names[0], names[1], wins, draws, losses, records, seconds, wipeouts, thinking, a_wiped_out, b_wiped_out)
 
 
 def save_games_ggf(result: MatchResult, path) -> None:

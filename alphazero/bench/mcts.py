@@ -61,23 +61,24 @@ def random_openings(num_games: int, plies: int, seed: int) -> tuple[np.ndarray, 
 
 
 def play_moves(search: BatchedSearch, positions: np.ndarray, ply: np.ndarray, moves: int) -> int:
-    """Self-play `moves` moves in every unfinished game; returns the number of searches run."""
+    """Self-play `moves` moves in every unfinished game; returns the simulations searched (the
+    search's own count: visits reused from the previous move's tree are not simulations)."""
     positions = positions.copy()
     ply = ply.copy()
     active = ~is_game_over_batch(positions)
-    searches = 0
+    simulations = 0
     for _ in range(moves):
         if not active.any():
             break
         result = search.search(positions, ply, active, add_noise=True)
-        searches += int(active.sum())
+        simulations += int(result.simulations.sum())
         actions = result.action
         search.advance(actions)
         played = np.where(active, actions, 64)  # inactive games are over: a pass keeps them as they are
         positions = np.where(active[:, None], make_move_batch(positions, played), positions)
         ply += active
         active &= ~is_game_over_batch(positions)
-    return searches
+    return simulations
 
 
 def build_evaluator(name: str, device: str, threads: int | None):
@@ -125,13 +126,12 @@ def main(argv):
         evaluator.reset()
         search = BatchedSearch(config, evaluator, args.games, seed=args.seed)
         start = time.perf_counter()
-        searches = play_moves(search, positions, ply, args.moves)
+        simulations = play_moves(search, positions, ply, args.moves)
         seconds = time.perf_counter() - start
-        run = (seconds, searches, evaluator.calls, evaluator.leaves, evaluator.seconds)
+        run = (seconds, simulations, evaluator.calls, evaluator.leaves, evaluator.seconds)
         if best is None or seconds < best[0]:
             best = run
-    seconds, searches, calls, leaves, network_seconds = best
-    simulations = searches * args.simulations
+    seconds, simulations, calls, leaves, network_seconds = best
     tree_seconds = seconds - network_seconds
     return {
         "evaluator": args.evaluator,

@@ -44,6 +44,10 @@ travel back to this process through the object store, which writes the shards: c
 
 Positions and simulations come from the workers' progress reports (every 2 s each), so a window
 of a few seconds is noisy: use 30 s or more.
+
+On a terminal the phases (workers starting, warm-up, the measured window, the network alone) and
+the positions per second so far show on stderr while it runs; in a pipe only the JSON line is
+printed (`--progress/--no-progress` to choose).
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from alphazero.console import StatusLine, add_progress_option, format_seconds, progress_wanted
+
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 PRESETS = tuple(sorted(path.stem for path in (CONF_DIR / "experiment").glob("*.yaml")))
 
@@ -66,7 +72,7 @@ def load_preset(preset: str, overrides=()):
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
 
-    from alphazero.config import register_configs, to_typed
+    from alphazero.train.schema import register_configs, to_typed
 
     register_configs()
     GlobalHydra.instance().clear()
@@ -75,7 +81,7 @@ def load_preset(preset: str, overrides=()):
     return to_typed(raw)
 
 
-def main(argv):
+def _parse(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench selfplay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=PRESETS, default="cpu")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or auto (default: the preset's selfplay.device)")
@@ -93,14 +99,100 @@ def main(argv):
         "each run and each one's positions/s over the first's (default: one run in the preset's precision)",
     )
     parser.add_argument("--rounds", type=int, default=1, help="with --precisions: repeat the sequence this many times (default 1)")
+    add_progress_option(parser, "the phase and the positions per second so far")
     parser.add_argument("overrides", nargs="*", help="further config overrides, e.g. mcts.simulations=100 selfplay.server_wait_ms=2")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.warmup < 0:
         parser.error("--seconds must be > 0 and --warmup >= 0")
     if args.rounds < 1:
         parser.error(f"--rounds must be >= 1, got {args.rounds}")
+    return args
+
+
+def _config(args, extra=()):
+    """The preset's typed config with the command line's choices (and `extra` overrides) applied."""
+    overrides = list(args.overrides) + list(extra) + [f"selfplay.backend={args.backend}"]
+    if args.backend == "ray":
+        overrides.append(f"ray.address={args.ray_address}")
+    if args.workers is not None:
+        overrides.append(f"selfplay.workers={args.workers}")
+    if args.inference_server != "preset":
+        overrides.append(f"selfplay.inference_server={'true' if args.inference_server == 'on' else 'false'}")
+    return load_preset(args.preset, overrides)
+
+
+def _start_pool(args, cfg, selfplay_cfg, run_dir: Path, net):
+    """The preset's workers, as a training run starts them, on `net` published as the best."""
+    from alphazero.selfplay.pool import WorkerPool
+    from alphazero.train import checkpoints
+
+    checkpoints.publish_best(run_dir, net, 0, 0.0, 0)
+    if args.backend == "ray":
+        from alphazero.selfplay.ray_backend import RayWorkerPool
+
+        return RayWorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, cfg.ray, seed=0, network=(0, net))
+    return WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
+
+
+def _wait_until_every_worker_plays(pool, workers: int, warmup: float, status: StatusLine | None = None) -> None:
+    """Until each worker has reported progress twice (processes started, kernels compiled), then
+    `warmup` seconds more."""
+    from alphazero.selfplay.reports import ErrorReport, ProgressReport
+
+    status = status or StatusLine(False)
+    reports = {w: 0 for w in range(workers)}
+    started = time.perf_counter()
+    while min(reports.values()) < 2:
+        waited = time.perf_counter() - started
+        if waited > 600:
+            raise RuntimeError(f"workers did not all start playing within 600 s (progress reports: {reports})")
+        playing = sum(count >= 2 for count in reports.values())
+        status.update(
+            f"[bench selfplay] starting {workers} worker(s) (loading the network, compiling the search): "
+            f"{playing}/{workers} playing, {format_seconds(waited)}"
+        )
+        for report in pool.poll(timeout=0.5):
+            if isinstance(report, ProgressReport):
+                reports[report.worker] += 1
+            elif isinstance(report, ErrorReport):
+                raise RuntimeError(f"self-play worker {report.worker} failed:\n{report.message}")
+    status.close(f"[bench selfplay] {workers}/{workers} worker(s) playing after {format_seconds(time.perf_counter() - started)}")
+    warm_until = time.perf_counter() + warmup
+    while time.perf_counter() < warm_until:
+        status.update(f"[bench selfplay] warming up: {format_seconds(warm_until - time.perf_counter())} before measuring")
+        pool.poll(timeout=0.5)
+    if warmup:
+        status.close(f"[bench selfplay] warmed up for {format_seconds(warmup)}")
+
+
+def _measure(pool, seconds: float, gpu, status: StatusLine | None = None) -> dict:
+    """Moves, simulations and the pipeline's figures over `seconds` of the workers' reports."""
+    from alphazero.selfplay.reports import ProgressReport
+    from alphazero.selfplay.throughput import PipelineCounters
+
+    status = status or StatusLine(False)
+    counters = PipelineCounters(pool)
+    gpu.reset()
+    moves = simulations = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        rate = f", {moves / elapsed:.1f} positions/s so far" if moves and elapsed > 0 else ""
+        status.update(f"[bench selfplay] measuring: {format_seconds(elapsed)} of {format_seconds(seconds)}{rate}")
+        for report in pool.poll(timeout=0.5):
+            if isinstance(report, ProgressReport):
+                counters.add_progress(report)
+                moves += report.moves
+                simulations += report.simulations
+    elapsed = time.perf_counter() - start
+    status.close(f"[bench selfplay] measured {format_seconds(elapsed)}: {moves / elapsed:.1f} positions/s")
+    return {"seconds": elapsed, "moves": moves, "simulations": simulations, "figures": counters.figures(), "gpu": gpu.mean(),
+            "restarts": pool.restarts + (pool.server.restarts if getattr(pool, "server", None) is not None else 0)}
+
+
+def main(argv):
+    args = _parse(argv)
     if not args.precisions:
-        return measure(args, list(args.overrides))
+        return measure(args)
     return compare_precisions(args)
 
 
@@ -115,7 +207,7 @@ def compare_precisions(args) -> dict:
     load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
     for _ in range(args.rounds):
         for precision in precisions:
-            runs[precision].append(measure(args, list(args.overrides) + [f"selfplay.precision={precision}"]))
+            runs[precision].append(measure(args, [f"selfplay.precision={precision}"]))
     first = precisions[0]
     summary = {
         precision: {
@@ -143,86 +235,49 @@ def compare_precisions(args) -> dict:
     }
 
 
-def measure(args, overrides: list) -> dict:
-    """One measurement of the pipeline with the preset plus `overrides` (see the module docstring)."""
-
+def measure(args, extra=()) -> dict:
+    """One measurement of the pipeline: the preset with the command line's choices and `extra`
+    overrides (see the module docstring)."""
     import torch
 
     from alphazero.nn.checkpoint import build_network
     from alphazero.nn.inference import resolve_device
     from alphazero.nn.precision import describe_cpu
-    from alphazero.selfplay.throughput import GpuUtilization, PipelineCounters, network_evals_per_second, network_only_setting
-    from alphazero.selfplay.worker import WorkerPool, resolve_worker_precision
-    from alphazero.train import checkpoints
+    from alphazero.selfplay.throughput import GpuUtilization, network_evals_per_second, network_only_setting
+    from alphazero.selfplay.worker import resolve_worker_precision
 
-    overrides = overrides + [f"selfplay.backend={args.backend}"]
-    if args.backend == "ray":
-        overrides.append(f"ray.address={args.ray_address}")
-    if args.workers is not None:
-        overrides.append(f"selfplay.workers={args.workers}")
-    if args.inference_server != "preset":
-        overrides.append(f"selfplay.inference_server={'true' if args.inference_server == 'on' else 'false'}")
-    cfg = load_preset(args.preset, overrides)
+    cfg = _config(args, extra)
     device = resolve_device(args.device or cfg.selfplay.device)
     selfplay_cfg = dataclasses.replace(cfg.selfplay, device=str(device))
-
     run_dir = Path(tempfile.mkdtemp(prefix="alphazero-bench-selfplay-"))
     torch.manual_seed(0)
     net = build_network(cfg.model)
     net.eval()
-    checkpoints.publish_best(run_dir, net, 0, 0.0, 0)
     # As a training run does: settle precision=auto here (probe or cache) before the workers start.
     choice = resolve_worker_precision(net, selfplay_cfg, str(run_dir))
     precision_used = choice.as_dict() if choice is not None else {"precision": None, "requested": selfplay_cfg.precision}
     gpu = GpuUtilization()
-    if args.backend == "ray":
-        from alphazero.selfplay.ray_backend import RayWorkerPool
-
-        pool = RayWorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, cfg.ray, seed=0, network=(0, net))
-    else:
-        pool = WorkerPool(str(run_dir), selfplay_cfg, cfg.mcts, seed=0)
+    status = StatusLine(progress_wanted(args.progress))
+    pool = _start_pool(args, cfg, selfplay_cfg, run_dir, net)
     try:
         for worker_id in range(selfplay_cfg.workers):
             pool.assign(worker_id, 0)
-        reports = {w: 0 for w in range(selfplay_cfg.workers)}
-        started = time.perf_counter()
-        while min(reports.values()) < 2:
-            if time.perf_counter() - started > 600:
-                raise RuntimeError(f"workers did not all start playing within 600 s (progress reports: {reports})")
-            for kind, worker_id, _, payload in pool.poll(timeout=0.5):
-                if kind == "progress":
-                    reports[worker_id] += 1
-                elif kind == "error":
-                    raise RuntimeError(f"self-play worker {worker_id} failed:\n{payload['message']}")
-        warm_until = time.perf_counter() + args.warmup
-        while time.perf_counter() < warm_until:
-            pool.poll(timeout=0.5)
-        counters = PipelineCounters(pool)
-        gpu.reset()
-        moves = simulations = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < args.seconds:
-            for kind, _, _, payload in pool.poll(timeout=0.5):
-                if kind in ("progress", "shard"):  # both carry the network calls since the last report
-                    counters.add_progress(payload)
-                if kind == "progress":
-                    moves += payload["moves"]
-                    simulations += payload["simulations"]
-        seconds = time.perf_counter() - start
-        figures = counters.figures()
-        gpu_utilization = gpu.mean()
-        restarts = pool.restarts + (pool.server.restarts if pool.server is not None else 0)
+        _wait_until_every_worker_plays(pool, selfplay_cfg.workers, args.warmup, status)
+        measured = _measure(pool, args.seconds, gpu, status)
     finally:
         pool.close()
         gpu.close()
         if not args.keep_dir:
             shutil.rmtree(run_dir, ignore_errors=True)
 
+    seconds, figures = measured["seconds"], measured["figures"]
     mean_batch = figures["mean_batch"]
     pipeline_rate = figures["evaluations_per_second"]
     # The network alone, at the batch the pipeline's network calls actually had (on a CPU: one
     # process's rate times the processes that make network calls; see network_only_setting).
     threads, copies = network_only_setting(selfplay_cfg, device)
+    status.update(f"[bench selfplay] measuring the network alone at batch {mean_batch or 1:.1f} (about {format_seconds(3 * args.network_seconds)})", force=True)
+    status.close()
     network_precision = choice.precision if choice is not None else selfplay_cfg.precision
     network_rate = copies * network_evals_per_second(net, device, mean_batch or 1, seconds=args.network_seconds, threads=threads,
                                                      precision=network_precision)
@@ -243,15 +298,15 @@ def measure(args, overrides: list) -> dict:
         "precision_used": precision_used,
         "server_pipeline": selfplay_cfg.server_pipeline if selfplay_cfg.inference_server else None,
         "seconds": round(seconds, 1),
-        "positions_per_second": round(moves / seconds, 1),
-        "simulations_per_second": round(simulations / seconds),
+        "positions_per_second": round(measured["moves"] / seconds, 1),
+        "simulations_per_second": round(measured["simulations"] / seconds),
         "pipeline_evals_per_second": round(pipeline_rate),
         "mean_batch": round(mean_batch, 1),
         "network_only_evals_per_second": round(network_rate),
         "pipeline_efficiency": round(pipeline_rate / network_rate, 3) if network_rate else None,
-        "gpu_utilization": None if gpu_utilization is None else round(gpu_utilization, 1),
+        "gpu_utilization": None if measured["gpu"] is None else round(measured["gpu"], 1),
         "worker_waiting": round(figures["evaluator_seconds"] / (selfplay_cfg.workers * seconds), 3),
         "server_time": figures["server_time"],
-        "process_restarts": restarts,
+        "process_restarts": measured["restarts"],
         "command": " ".join(["python -m alphazero.bench selfplay", *sys.argv[2:]]) if len(sys.argv) > 1 else None,
     }

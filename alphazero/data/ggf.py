@@ -9,7 +9,8 @@ Properties (https://www.skatgame.net/mburo/ggsa/ggf):
 - `B[move/eval/time]`, `W[...]`: moves in order (`d3`, `D3`, `pass` or `PA`); the evaluation and
   the time are optional (`B[d3//0.01]`, `W[f4/-16.47/0.24]`).
 - `RE[+8.500]` or `RE[-3.000:r]`: the result for black (the first colour) including komi, with an
-  optional flag `:r` resigned, `:t` time out, `:s` mutually agreed score.
+  optional flag `:r` resigned, `:t` time out, `:s` mutually agreed score. `RE[?]` (how the NBoard
+  GUI sends a game in progress) means no result yet: `result` None.
 - `KM` komi, `KB`/`KW` the komi bids. As in Go, the komi is credited to white: a finished game's
   result is black's disc margin minus KM (the sample komi game: margin +8, `KM[-0.500]`,
   `RE[+8.500]`).
@@ -54,6 +55,7 @@ GAME_END = ";)"
 MOVE_KEYS = ("B", "W")
 PASS_WORDS = ("pass", "pa", "ps")
 RESULT_FLAGS = ("r", "t", "s")
+UNKNOWN_RESULT = "?"  # RE[?]: no result yet (NBoard sends the game in progress so)
 _KEY = re.compile(r"[A-Z]+")
 _RESULT = re.compile(r"\s*([+-]?\d+(?:\.\d*)?)\s*(?::\s*([a-z]))?\s*")
 # Written first, in this order, when present; other properties follow in their recorded order.
@@ -205,7 +207,7 @@ def _record_from_raw(raw: RawGame, source: str) -> GameRecord:
         state = state.play(action)
 
     result, flag = None, ""
-    if "RE" in metadata:
+    if "RE" in metadata and metadata["RE"].strip() != UNKNOWN_RESULT:
         try:
             result, flag = parse_result(metadata["RE"])
         except ValueError as err:

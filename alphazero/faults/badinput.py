@@ -421,7 +421,7 @@ HYDRA_OVERRIDES = [
     ("run.mode=fast", "run.mode"),
     ("selfplay.wokers=3", "wokers"),
     ("model=huge", "huge"),
-    ("arena.threshold=2", "arena.threshold"),
+    ("arena.sprt_alpha=2", "arena.sprt_alpha"),
 ]
 
 

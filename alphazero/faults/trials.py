@@ -37,9 +37,9 @@ from alphazero.faults import runs
 from alphazero.faults.checks import Expectations, Snapshot, verify_run_dir
 from alphazero.fault_hooks import PHASES, Fault
 
-# Cheaper than nothing and harsher: a low promotion threshold makes most gates promote, so kills
-# meet the promotion path (net-N.pt, best.pt, best.json) often.
-TRIAL_OVERRIDES = ("arena.threshold=0.3",)
+# Cheaper than nothing and harsher: a gate whose test asks only "not 400 Elo worse" promotes in
+# its first round, so kills meet the promotion path (net-N.pt, best.pt, best.json) often.
+TRIAL_OVERRIDES = ("arena.sprt_elo0=-500", "arena.sprt_elo1=-400")
 # Entries of each phase in one smoke iteration (about): the hook's count is drawn from 1..n.
 PHASE_ENTRIES = {"selfplay": 120, "train_step": 60, "shard_write": 2, "checkpoint_write": 16, "arena": 2}
 KIND_CYCLE = ("hook", "timed_kill", "hook", "timed_kill", "worker_kill", "hook", "timed_kill", "disk_full")

@@ -13,7 +13,12 @@ import argparse
 import sys
 
 from alphazero.gtp.engine import GTPEngine, serve
-from alphazero.play.choosers import NoAIError, SearchSettings, add_ai_arguments, build_chooser
+from alphazero.play.choosers import (
+    NoAIError,
+    SearchSettings,
+    add_ai_arguments,
+    build_chooser,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

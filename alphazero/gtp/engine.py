@@ -32,6 +32,7 @@ import traceback
 from dataclasses import dataclass, field
 from importlib import metadata
 
+from alphazero.bounded_lines import read_line
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import BLACK, WHITE, GameState
 from alphazero.othello.notation import NotationError, action_name, parse_action
@@ -436,27 +437,12 @@ class GTPEngine:
         return GAME_NAME
 
 
-def read_line(stream, max_bytes: int = MAX_LINE_CHARS) -> tuple[bytes, bool] | None:
-    """One line of a binary stream without ever holding more than `max_bytes` of it: returns
-    (the first max_bytes bytes, whether the rest was discarded), or None at end of input."""
-    line = stream.readline(max_bytes + 1)
-    if not line:
-        return None
-    if len(line) <= max_bytes or line.endswith(b"\n"):
-        return line, False
-    # Over-long: skip to the end of the line in bounded chunks.
-    while True:
-        chunk = stream.readline(max_bytes)
-        if not chunk or chunk.endswith(b"\n"):
-            return line[:max_bytes], True
-
-
 def serve(engine: GTPEngine, stdin=None, stdout=None) -> int:
     """The GTP main loop: read lines, answer each, stop at `quit` or end of input. Returns 0."""
     stdin = stdin if stdin is not None else sys.stdin.buffer
     stdout = stdout if stdout is not None else sys.stdout
     while not engine.finished:
-        read = read_line(stdin)
+        read = read_line(stdin, MAX_LINE_CHARS)
         if read is None:
             break
         raw, truncated = read

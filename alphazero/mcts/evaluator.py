@@ -8,8 +8,17 @@ where each row of `positions` is (player, opponent) with `player` to move. `prio
 probabilities over the 65 actions (64 squares, 64 = pass): 0 on illegal actions, summing to 1.
 `values` are the expected outcome in [-1, 1] from the side to move's view. The search never sends
 finished games (it scores those exactly) and sends each leaf once; N may be 0 only if a caller
-does so itself. For `BatchedSearch`'s batch-equals-sequential guarantee an evaluator must give
-the same answer for a position whatever batch it arrives in.
+does so itself.
+
+Batch invariance is not part of the contract. `BatchedSearch` guarantees that game b of a batch
+gets exactly the results of a one-game search only with an evaluator that answers a position the
+same way whatever batch it arrives in: `UniformEvaluator` and the tests' evaluators do, the
+network evaluator (`alphazero.nn.inference.NetworkEvaluator`) does not. On CUDA it runs bf16
+autocast and switches layout with the batch size (channels-last copy from
+`CUDA_CHANNELS_LAST_MIN_BATCH` positions, NCHW below), and on the CPU it switches from the fused
+eager model to oneDNN's kernels at `cpu_inference.MIN_BATCH`; different kernels round differently,
+so the same position's priors and value can differ in their low bits (bf16: about 1e-2 relative)
+with the batch it is in, and a search's visits and moves can then differ too.
 """
 
 from __future__ import annotations

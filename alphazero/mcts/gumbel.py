@@ -52,15 +52,69 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.rng import next_uniform
-from alphazero.mcts.root import _rank, child_q
-from alphazero.mcts.tree import ROOT, UNVISITED
+from alphazero.mcts.root import RootWalks, child_q, proof_rank, sample_moves_by_visits
+from alphazero.mcts.tree import NO_ACTION, ROOT, UNVISITED, Tree
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS
 
 # Smallest normal float32: the floor of a prior before its logarithm (mctx floors at finfo.tiny too).
 PRIOR_FLOOR = 1.1754943508222875e-38
 _HALF_ULP = 1.0 / 18014398509481984.0  # 2**-54: moves next_uniform's [0, 1) into (0, 1)
+
+
+class GumbelRoot:
+    """The Gumbel root rule (see the module doc and `root.RootRule`).
+
+    prepare draws g and picks the considered actions (`gumbel_init_roots`) and takes the halving
+    schedule of the call's budget; walks gives each walk its halving action (`gumbel_root_actions`);
+    finish reads the improved policy and the halving's winner (`gumbel_root_outputs`), or in
+    self-play before `gumbel_sample_plies` a move drawn by visits.
+
+    Attributes (the state of the current call, per game; read by tests):
+      gumbel_noise: [B, 65] float64. g of each legal root action (0 without add_noise).
+      considered: [B, 65] bool. The m actions sequential halving considers.
+      num_considered: [B] int64. m.
+      local_visits: [B, 65] int32. Visits of each root action in this call (the halving's count).
+    """
+
+    noise_samples_the_move = True
+
+    def __init__(self, config: MCTSConfig, num_games: int, rng_states: np.ndarray):
+        self.config = config
+        self.rng_states = rng_states
+        self.gumbel_noise = np.zeros((num_games, NUM_ACTIONS), dtype=np.float64)
+        self.considered = np.zeros((num_games, NUM_ACTIONS), dtype=np.bool_)
+        self.num_considered = np.zeros(num_games, dtype=np.int64)
+        self.local_visits = np.zeros((num_games, NUM_ACTIONS), dtype=np.int32)
+        self._root_action = np.full((num_games, config.leaves_per_step), NO_ACTION, dtype=np.int32)
+        self._table = None  # the halving schedule of the current call's budget (prepare)
+
+    def prepare(self, tree: Tree, active: np.ndarray, add_noise: bool, simulations: int) -> None:
+        cfg = self.config
+        self._table = halving_table(cfg.gumbel_considered_actions, simulations)
+        gumbel_init_roots(tree, active, bool(add_noise), cfg.gumbel_considered_actions, self.rng_states,
+                          self.gumbel_noise, self.considered, self.num_considered, self.local_visits)
+
+    def walks(self, tree: Tree, active: np.ndarray, num_leaves: int, done: int) -> RootWalks:
+        cfg = self.config
+        gumbel_root_actions(tree, active, num_leaves, done, self._table, self.gumbel_noise, self.considered,
+                            self.num_considered, self.local_visits, float(cfg.gumbel_c_visit),
+                            float(cfg.gumbel_c_scale), self._root_action)
+        return RootWalks(self._root_action, 0.0)
+
+    def finish(self, tree: Tree, active: np.ndarray, visits: np.ndarray, ply: np.ndarray,
+               add_noise: bool) -> tuple[np.ndarray, np.ndarray]:
+        cfg = self.config
+        policy = np.zeros(visits.shape, dtype=np.float32)
+        action = np.full(visits.shape[0], NO_ACTION, dtype=np.int64)
+        gumbel_root_outputs(tree, active, self.gumbel_noise, self.considered, self.local_visits,
+                            float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), cfg.solver, policy, action)
+        if add_noise and cfg.gumbel_sample_plies > 0 and cfg.temperature > 0:
+            sample_moves_by_visits(visits, ply, active, cfg.gumbel_sample_plies, float(cfg.temperature),
+                                   self.rng_states, action)
+        return policy, action
 
 
 def considered_visits_sequence(num_considered: int, simulations: int) -> tuple[int, ...]:
@@ -253,7 +307,7 @@ def gumbel_root_outputs(tree, active, gumbel, considered, local_visits, c_visit,
         best_score = -np.inf
         for i in range(count):
             action = actions[i]
-            rank = _rank(tree, b, action, solver)
+            rank = proof_rank(tree, b, action, solver)
             candidate = considered[b, action] and local_visits[b, action] == most_local
             if rank == 2 and n[action] > 0:
                 key = 3

@@ -32,10 +32,12 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
     when that is not NO_ACTION (the Gumbel root's sequential halving, see `gumbel`), and with
     `forced_k` > 0 by `forced_root_action` while a root child is short of its forced playouts
     (KataGo; self-play only). Reaching an action never tried opens its child node (position computed
-    here, a finished game scored exactly); reaching a proven node, or a node still PENDING from an
-    earlier walk this step, also ends the walk. Each finished walk marks its path in flight, so the
-    next walk of the same game sees the virtual loss. Returns the number of positions written to
-    the evaluator batch.
+    here, a finished game scored exactly); reaching a proven node, or a PENDING node, also ends the
+    walk. A PENDING node an earlier walk of this step sent to the evaluator shares that walk's
+    batch row (a collision); one that no walk of this step sent (only an interrupted search leaves
+    such a node, and `BatchedSearch` empties those trees) is sent again, never given another step's
+    row. Each finished walk marks its path in flight, so the next walk of the same game sees the
+    virtual loss. Returns the number of positions written to the evaluator batch.
     """
     count = 0
     for b in range(tree.next_free.shape[0]):
@@ -65,23 +67,37 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
             leaf_node[b, j] = node
             if tree.nodes[b, node].proven:
                 leaf_slot[b, j] = NO_SLOT
-            elif opened:
-                eval_positions[count, 0] = tree.nodes[b, node].player
-                eval_positions[count, 1] = tree.nodes[b, node].opponent
-                eval_game[count] = b
-                eval_node[count] = node
-                leaf_slot[b, j] = count
-                count += 1
-            else:  # collision: an earlier walk of this step opened this node; share its evaluation
-                for earlier in range(j):
-                    if leaf_node[b, earlier] == node:
-                        leaf_slot[b, j] = leaf_slot[b, earlier]
-                        break
+            else:
+                slot = NO_SLOT if opened else shared_slot(leaf_node, leaf_slot, b, j, node)
+                if slot == NO_SLOT:
+                    slot = queue_for_evaluation(tree, b, node, eval_positions, eval_game, eval_node, count)
+                    count += 1
+                leaf_slot[b, j] = slot
             up = node
             while up != NO_PARENT:
                 tree.nodes[b, up].in_flight += 1
                 up = tree.nodes[b, up].parent
     return count
+
+
+@njit(cache=True)
+def shared_slot(leaf_node, leaf_slot, b, j, node):
+    """The batch row of an earlier walk of this step (0 .. j - 1 of game b) that ended on `node`,
+    or NO_SLOT when none did."""
+    for earlier in range(j):
+        if leaf_node[b, earlier] == node:
+            return leaf_slot[b, earlier]
+    return NO_SLOT
+
+
+@njit(cache=True)
+def queue_for_evaluation(tree, b, node, eval_positions, eval_game, eval_node, row):
+    """Write game b's `node` into row `row` of the evaluator batch; returns the row."""
+    eval_positions[row, 0] = tree.nodes[b, node].player
+    eval_positions[row, 1] = tree.nodes[b, node].opponent
+    eval_game[row] = b
+    eval_node[row] = node
+    return row
 
 
 @njit(cache=True)
@@ -185,6 +201,8 @@ def backup(tree, active, num_leaves, leaf_node, leaf_slot, values, solver):
             if slot == NO_SLOT:
                 value = np.float64(tree.nodes[b, node].exact_value)
             else:
+                if slot >= values.shape[0]:  # numba checks no bounds: never read past the batch
+                    raise IndexError("backup: a leaf's evaluator row is past the end of the values")
                 value = np.float64(values[slot])
                 tree.nodes[b, node].raw_value = values[slot]
             proving = solver and tree.nodes[b, node].proven

@@ -1,55 +1,75 @@
-"""Root-only kernels: Dirichlet noise on the priors, forced-playout pruning, the search's outputs,
-and the move choice."""
+"""The root rule: how a search treats its root, as one interface, and the kernels every rule shares.
 
-import math
+`search.BatchedSearch` runs the same tree code whatever the root does; the root's own choices come
+from a `RootRule` (as mctx passes its root action selection into one `search`), in three calls:
+
+  prepare(tree, active, add_noise, simulations)   once the roots are evaluated, before the first
+                                                  walk: root noise, Gumbel sampling, scratch state
+  walks(tree, active, num_leaves, done)           before each step: how that step's walks leave the
+                                                  root (`RootWalks`)
+  finish(tree, active, visits, ply, add_noise)    after the last step: the policy target and the
+                                                  move to play
+
+Two rules implement it: `puct_root.PuctRoot` (AlphaZero's: Dirichlet noise, KataGo's forced
+playouts, the visit shares as target, the move by temperature) and `gumbel.GumbelRoot` (Gumbel
+noise and sequential halving, the improved policy as target). Interior nodes follow
+`selection.puct_action` under either.
+
+The kernels here serve every rule and the search itself: the root children's visits and values,
+the solver's preference between root actions, and the visit-proportional move draw.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
 
 import numpy as np
 from numba import njit
 
-from alphazero.mcts.rng import next_gamma, next_uniform
-from alphazero.mcts.tree import NO_ACTION, ROOT, UNVISITED
-from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
+from alphazero.mcts.rng import next_uniform
+from alphazero.mcts.tree import NO_ACTION, ROOT, UNVISITED, Tree
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS
 
 
-@njit(cache=True)
-def add_root_noise(tree, active, alpha, fraction, rng_states, saved_prior):
-    """Mix Dirichlet(alpha) noise over the root's legal actions into its priors.
+class RootWalks(NamedTuple):
+    """How the walks of one search step leave the root (read by `kernels.select_leaves`).
 
-    prior = (1 - fraction) * prior + fraction * noise. The clean priors are copied to
-    `saved_prior` [B, 65] first so `restore_root_priors` can undo the noise after the search:
-    the tree never keeps noisy priors, which matters once the root becomes an interior node of a
-    later search (through `advance`) or is searched again.
+    Attributes:
+      root_action: [B, L] int32. Walk j of game b leaves the root by this action, or by the walk's
+        own choice where it is `NO_ACTION` (forced playouts if `forced_k` > 0, else PUCT).
+      forced_k: float. KataGo's forced-playout constant k for the walks' own choice at the root
+        (see `selection.forced_root_action`); 0 for none.
     """
-    noise = np.zeros(NUM_ACTIONS, dtype=np.float64)
-    for b in range(tree.next_free.shape[0]):
-        if not active[b]:
-            continue
-        for action in range(NUM_ACTIONS):
-            saved_prior[b, action] = tree.edges[b, ROOT, action].prior
-        moves = tree.nodes[b, ROOT].legal
-        if moves == ZERO:
-            continue  # a forced pass: noise over one action changes nothing
-        total = 0.0
-        bits = moves
-        while bits:
-            action = lowest_bit_index(bits)
-            bits &= bits - ONE
-            noise[action] = next_gamma(rng_states, b, alpha)
-            total += noise[action]
-        bits = moves
-        count = 0
-        while bits:
-            count += 1
-            bits &= bits - ONE
-        bits = moves
-        while bits:
-            action = lowest_bit_index(bits)
-            bits &= bits - ONE
-            # All draws can underflow to 0 for a tiny alpha: fall back to uniform noise then.
-            share = noise[action] / total if total > 0.0 else 1.0 / count
-            edge = tree.edges[b, ROOT, action]
-            edge.prior = np.float32((1.0 - fraction) * edge.prior + fraction * share)
+
+    root_action: np.ndarray
+    forced_k: float
+
+
+class RootRule(Protocol):
+    """A root rule; one instance serves one `BatchedSearch` (its B games) for the search's lifetime.
+
+    A rule may keep per-game state between `prepare` and `finish` of one search call (noise, the
+    considered actions, saved priors); the search calls the three methods in order, once per
+    call (`walks` once per step), on the same `active` games. A call that raises leaves no
+    obligation: the search empties the active games' trees and restores their random streams.
+    """
+
+    noise_samples_the_move: bool
+    """Whether `add_noise` is how the rule samples its move (Gumbel), rather than exploration
+    mixed into the priors (PUCT: its moves are sampled by temperature with or without noise).
+    Self-play's small searches keep the noise under such a rule (selfplay.games)."""
+
+    def prepare(self, tree: Tree, active: np.ndarray, add_noise: bool, simulations: int) -> None:
+        """Get the evaluated roots of the active games ready for `simulations` walks."""
+
+    def walks(self, tree: Tree, active: np.ndarray, num_leaves: int, done: int) -> RootWalks:
+        """How the next step's `num_leaves` walks leave the root, `done` walks into the search."""
+
+    def finish(self, tree: Tree, active: np.ndarray, visits: np.ndarray, ply: np.ndarray,
+               add_noise: bool) -> tuple[np.ndarray, np.ndarray]:
+        """The policy target [B, 65] float32 and the move to play [B] int64 (NO_ACTION for inactive
+        games), from the searched tree and its root children's visits [B, 65] int32; puts the
+        root back as the tree should keep it (clean priors)."""
 
 
 @njit(cache=True)
@@ -95,14 +115,6 @@ def discount_root_visits(tree, active, discount):
 
 
 @njit(cache=True)
-def restore_root_priors(tree, active, saved_prior):
-    for b in range(tree.next_free.shape[0]):
-        if active[b]:
-            for action in range(NUM_ACTIONS):
-                tree.edges[b, ROOT, action].prior = saved_prior[b, action]
-
-
-@njit(cache=True)
 def root_child_visits(tree, active, visits):
     """visits [B, 65] int32: the root children's visit counts (0 for untried and illegal actions)."""
     visits[:, :] = 0
@@ -126,73 +138,7 @@ def child_q(tree, b, child):
 
 
 @njit(cache=True)
-def prune_forced_visits(tree, active, visits, c_puct, forced_k, pruned):
-    """pruned [B, 65]: the root visits without the forced playouts (KataGo's policy target pruning).
-
-    Call it while the root still has the priors the search used (the noisy ones). c* is the most
-    visited child (ties to the lowest action). Every other child c keeps the fewest visits n' >=
-    n(c) - sqrt(forced_k * P(c) * N) for which its PUCT value Q(c) + c_puct * P(c) * sqrt(N_root)
-    / (1 + n') stays below c*'s, or all n(c) when even those do not bring it below; a child left
-    with one visit or none is dropped. N is the children's visit total, N_root the root's visits
-    (as in the selection rule). Children whose PUCT value is at or above c*'s keep all their visits.
-    """
-    pruned[:, :] = visits
-    for b in range(visits.shape[0]):
-        if not active[b]:
-            continue
-        total = 0
-        best = -1
-        for action in range(NUM_ACTIONS):
-            total += visits[b, action]
-            if best < 0 or visits[b, action] > visits[b, best]:
-                best = action
-        if total == 0:
-            continue
-        sqrt_root = math.sqrt(np.float64(tree.nodes[b, ROOT].visits))
-        best_prior = np.float64(tree.edges[b, ROOT, best].prior)
-        best_puct = (child_q(tree, b, tree.edges[b, ROOT, best].child)
-                     + c_puct * best_prior * sqrt_root / (1 + visits[b, best]))
-        for action in range(NUM_ACTIONS):
-            n = visits[b, action]
-            if action == best or n == 0:
-                continue
-            prior = np.float64(tree.edges[b, ROOT, action].prior)
-            gap = best_puct - child_q(tree, b, tree.edges[b, ROOT, action].child)
-            if gap <= 0.0:
-                continue  # even with all its visits it would still be chosen over c*: keep them
-            # Q + u / (1 + n') < best_puct  <=>  n' > u / gap - 1
-            fewest = np.int64(math.floor(c_puct * prior * sqrt_root / gap - 1.0)) + 1
-            floor_by_forced = np.int64(math.ceil(n - math.sqrt(forced_k * prior * total)))
-            keep = max(fewest, floor_by_forced, 0)
-            if keep > n:
-                keep = n
-            pruned[b, action] = keep if keep > 1 else 0
-
-
-@njit(cache=True)
-def root_outputs(tree, active, visits, policy, root_value):
-    """Fill policy [B, 65] (visits normalised) and root_value [B] (side to move's view): the root's
-    exact result when the solver proved it, else its mean value."""
-    policy[:, :] = 0.0
-    root_value[:] = 0.0
-    for b in range(tree.next_free.shape[0]):
-        if not active[b]:
-            continue
-        total = 0
-        for action in range(NUM_ACTIONS):
-            total += visits[b, action]
-        if total > 0:
-            for action in range(NUM_ACTIONS):
-                policy[b, action] = visits[b, action] / total
-        root = tree.nodes[b, ROOT]
-        if root.proven:
-            root_value[b] = root.exact_value
-        else:
-            root_value[b] = root.value_sum / root.visits
-
-
-@njit(cache=True)
-def _rank(tree, b, action, solver):
+def proof_rank(tree, b, action, solver):
     """Preference class of a root action for the final choice: 2 proven win, 1 unknown or proven
     draw, 0 proven loss (for the root's side to move). Without the solver every action is 1."""
     if not solver:
@@ -209,35 +155,18 @@ def _rank(tree, b, action, solver):
 
 
 @njit(cache=True)
-def choose_actions(tree, visits, ply, active, temperature, temperature_plies, solver, rng_states, actions):
-    """actions [B] int64: the move each active game plays (NO_ACTION for inactive games).
-
-    While ply < temperature_plies (and temperature > 0) the move is sampled with probability
-    proportional to visits ** (1 / temperature), from the game's own stream. Afterwards it is the
-    most visited move, ties to the lowest action index, no random draw; with the solver, among
-    the proven wins if there are any, else avoiding proven losses where another move was tried.
-    """
-    for b in range(visits.shape[0]):
+def root_values(tree, active, root_value):
+    """root_value [B] float32: each active root's value from its side to move, its exact result when
+    the solver proved it, else its mean value (0 for inactive games)."""
+    root_value[:] = 0.0
+    for b in range(tree.next_free.shape[0]):
         if not active[b]:
-            actions[b] = NO_ACTION
             continue
-        if ply[b] < temperature_plies and temperature > 0.0:
-            drawn = _draw_by_visits(visits, b, temperature, rng_states)
-            if drawn != NO_ACTION:
-                actions[b] = drawn
-                continue
-        best = PASS
-        best_rank = -1
-        best_visits = -1
-        for action in range(NUM_ACTIONS):
-            if visits[b, action] == 0:
-                continue
-            rank = _rank(tree, b, action, solver)
-            if rank > best_rank or (rank == best_rank and visits[b, action] > best_visits):
-                best = action
-                best_rank = rank
-                best_visits = visits[b, action]
-        actions[b] = best
+        root = tree.nodes[b, ROOT]
+        if root.proven:
+            root_value[b] = root.exact_value
+        else:
+            root_value[b] = root.value_sum / root.visits
 
 
 @njit(cache=True)
@@ -248,13 +177,13 @@ def sample_moves_by_visits(visits, ply, active, sample_plies, temperature, rng_s
     for b in range(visits.shape[0]):
         if not active[b] or ply[b] >= sample_plies:
             continue
-        drawn = _draw_by_visits(visits, b, temperature, rng_states)
+        drawn = draw_by_visits(visits, b, temperature, rng_states)
         if drawn != NO_ACTION:
             actions[b] = drawn
 
 
 @njit(cache=True)
-def _draw_by_visits(visits, b, temperature, rng_states):
+def draw_by_visits(visits, b, temperature, rng_states):
     """Game b's move drawn proportionally to visits ** (1 / temperature), or NO_ACTION (and no
     draw from the stream) when no root child has a visit."""
     most = 0

@@ -1,24 +1,34 @@
 """`BatchedSearch`: MCTS over B games at once, one evaluator call per step for all of them.
 
-A search call reads as the algorithm:
+A search call reads as the algorithm, in three verbs:
 
-  1. prepare the roots (reuse the tree when its root is the given position, else start fresh) and
-     evaluate the roots never evaluated;
-  2. mix Dirichlet noise into the root priors (when asked);
-  3. ceil(simulations / leaves_per_step) steps of `select_leaves` -> evaluator -> `expand` -> `backup`;
-  4. read the root's visit counts, value and the move to play (temperature schedule).
+  prepare   make each active game's root the given position (reuse the tree when its root is
+            that position, else start fresh), evaluate the roots never evaluated, scale down the
+            reused root visits (self-play, `reuse_root_visit_discount`), solve the roots within
+            the endgame solver's reach, and let the root rule prepare the roots;
+  simulate  ceil(simulations / leaves_per_step) steps of `select_leaves` -> evaluator -> `expand`
+            -> `backup`, each step's walks leaving the root as the root rule says;
+  finish    the root rule's policy target and move, the roots' values, the solver's moves.
 
-With `MCTSConfig.root_policy = "gumbel"` steps 2 to 4 differ at the root only (alphazero.mcts.gumbel):
-Gumbel noise instead of Dirichlet (self-play only), the root's walks follow the sequential-halving
-schedule over the top-m actions, the move is the best surviving action (in self-play before
-`gumbel_sample_plies`, a draw by visit counts as the PUCT root's temperature plies make), and the
-policy is the improved policy softmax(logits + sigma(completedQ)) rather than the visit shares.
+The root rule (`root.RootRule`, chosen by `MCTSConfig.root_policy` from `ROOT_RULES`) is the only
+part that differs between the AlphaZero root (`puct_root.PuctRoot`: Dirichlet noise, forced
+playouts, visit shares, temperature) and the Gumbel root (`gumbel.GumbelRoot`: Gumbel noise,
+sequential halving, the improved policy); the search does not know which one it runs.
+
+A search is a transaction: if anything raises inside it (the evaluator, say a CUDA out-of-memory
+error, or a KeyboardInterrupt), the active games' trees are emptied and their random streams put
+back before the exception propagates, so the next search of any position gives exactly the
+results a fresh search object with the same seed would (the nodes a half-done step opened would
+otherwise stay PENDING, with in-flight counts, in a tree that later searches reuse). Bad
+arguments are refused before the transaction starts and change nothing.
 
 Simulation budget (what "visits" means): a root's own evaluation is its first visit and is not a
-simulation (as in mctx); every simulation adds exactly one visit to one root child. So after a
-search `visits[b].sum() == simulations + reused_visits[b]`, where `reused_visits` is the root
-children's visit total carried over from earlier searches (via `advance`, or by searching the
-same position again), and 0 for a fresh tree. The policy target is `visits / visits.sum()`.
+simulation (as in mctx); every simulation is one walk from the root and adds exactly one visit to
+one root child. So after a search `visits[b].sum() == simulations[b] + reused_visits[b]`, where
+`simulations` counts the walks of this call and `reused_visits` is the root children's visit
+total carried over from earlier searches (via `advance`, or by searching the same position
+again), 0 for a fresh tree. Throughput figures count `simulations`, not visits. The policy target
+is `visits / visits.sum()` under the PUCT root without forced playouts.
 
 Capacity: each game has `MCTSConfig.node_capacity` node slots. Every simulation opens at most one
 node, so a search needs `simulations` free slots; before searching, a reused tree larger than
@@ -45,11 +55,11 @@ import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import Evaluator
-from alphazero.mcts.gumbel import gumbel_init_roots, gumbel_root_actions, gumbel_root_outputs, halving_table
+from alphazero.mcts.gumbel import GumbelRoot
 from alphazero.mcts.kernels import backup, expand, select_leaves, settle_solved_leaves
+from alphazero.mcts.puct_root import PuctRoot
 from alphazero.mcts.rng import seed_streams
-from alphazero.mcts.root import (add_root_noise, choose_actions, discount_root_visits, prune_forced_visits,
-                                 restore_root_priors, root_child_visits, root_outputs, sample_moves_by_visits)
+from alphazero.mcts.root import RootRule, discount_root_visits, root_child_visits, root_values
 from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
 from alphazero.solver.solver import Solver
@@ -67,10 +77,13 @@ class SearchResult:
       root_value: [B] float32. Mean value of the root from the side to move's view (its exact
         result instead once the solver has proven it).
       action: [B] int64. The move to play, chosen by the temperature schedule (see
-        `root.choose_actions`), or by sequential halving with root_policy "gumbel".
+        `puct_root.choose_actions`), or by sequential halving with root_policy "gumbel".
       reused_visits: [B] int32. Visits the root's children already had before this search.
       exact_score: [B] int32. The root's exact final disc difference (side to move's view, empties
         to the winner) when the endgame solver solved it, else NO_EXACT_SCORE.
+      simulations: [B] int32. Simulations searched in this call (walks from the root): the call's
+        budget for active games, 0 for inactive ones. `visits[b].sum() == simulations[b] +
+        reused_visits[b]`; throughput figures count these, not visits.
     """
 
     policy: np.ndarray
@@ -79,9 +92,13 @@ class SearchResult:
     action: np.ndarray
     reused_visits: np.ndarray
     exact_score: np.ndarray
+    simulations: np.ndarray
 
 
 NO_EXACT_SCORE = -128  # exact_score of a root the endgame solver did not solve (scores are in -64..64)
+
+# The root rule of each `MCTSConfig.root_policy` (a class taking (config, num_games, rng_states)).
+ROOT_RULES = {"puct": PuctRoot, "gumbel": GumbelRoot}
 
 
 class BatchedSearch:
@@ -89,8 +106,12 @@ class BatchedSearch:
 
     Each game draws its randomness (root noise, temperature sampling) from its own stream seeded
     with `seed + game index`, and its tree evolves from its own evaluations only. With an
-    evaluator that answers each position the same way in any batch, game b of a batch therefore
-    gets exactly the results of a one-game search seeded `seed + b` (for any leaves_per_step).
+    evaluator that answers each position the same way in any batch (not every one does: see
+    `evaluator`), game b of a batch therefore gets exactly the results of a one-game search
+    seeded `seed + b` (for any leaves_per_step).
+
+    Attributes: config, evaluator (may be replaced between searches), num_games, tree (`Tree`),
+    root_rule (the `root.RootRule` of `config.root_policy`), endgame_solver (or None).
     """
 
     def __init__(self, config: MCTSConfig, evaluator: Evaluator, num_games: int, seed: int = 0):
@@ -101,6 +122,8 @@ class BatchedSearch:
         self.num_games = num_games
         self.tree: Tree = allocate_tree(num_games, config.node_capacity)
         self._rng_states = seed_streams(seed, num_games)
+        self._rng_before = self._rng_states.copy()  # the streams at the start of the current call
+        self.root_rule: RootRule = ROOT_RULES[config.root_policy](config, num_games, self._rng_states)
         leaves = config.leaves_per_step
         self._leaf_node = np.zeros((num_games, leaves), dtype=np.int32)
         self._leaf_slot = np.zeros((num_games, leaves), dtype=np.int32)
@@ -108,15 +131,6 @@ class BatchedSearch:
         self._eval_game = np.zeros(num_games * leaves, dtype=np.int32)
         self._eval_node = np.zeros(num_games * leaves, dtype=np.int32)
         self._new_index = np.zeros(config.node_capacity, dtype=np.int32)
-        self._saved_prior = np.zeros((num_games, NUM_ACTIONS), dtype=np.float32)
-        # The root action of each walk of a step: NO_ACTION (PUCT decides) except under Gumbel.
-        self._root_action = np.full((num_games, leaves), NO_ACTION, dtype=np.int32)
-        self._gumbel = config.root_policy == "gumbel"
-        if self._gumbel:
-            self._gumbel_noise = np.zeros((num_games, NUM_ACTIONS), dtype=np.float64)
-            self._considered = np.zeros((num_games, NUM_ACTIONS), dtype=np.bool_)
-            self._num_considered = np.zeros(num_games, dtype=np.int64)
-            self._local_visits = np.zeros((num_games, NUM_ACTIONS), dtype=np.int32)
         self._max_kept_nodes = config.node_capacity - config.simulations
         self.endgame_solver = Solver(config.endgame_table_bits) if config.endgame_solve_empties > 0 else None
 
@@ -128,12 +142,16 @@ class BatchedSearch:
           positions: [B, 2] uint64 (player, opponent), player to move.
           ply: [B] int64. Plies played so far in each game (selects the temperature).
           active: [B] bool or None (all active). Inactive games are skipped entirely.
-          add_noise: mix Dirichlet noise into the root priors (self-play), not the tree; a
-            reused root's fresh noise is drawn anew each call, and (self-play only) its carried-over
-            child visits are first scaled by `config.reuse_root_visit_discount`. With root_policy
-            "gumbel" it draws the Gumbel noise instead (without it the search is deterministic).
+          add_noise: self-play's randomness at the root: the PUCT root mixes Dirichlet noise into
+            the root priors (not the tree: a reused root's noise is drawn anew each call), the
+            Gumbel root draws its Gumbel noise (without it the search is deterministic); either
+            way a reused root's carried-over child visits are first scaled by
+            `config.reuse_root_visit_discount`.
           simulations: this call's budget instead of `config.simulations` (1..config.simulations,
             which sizes the trees); playout cap randomisation's small searches use it.
+
+        Raises: ValueError for bad arguments (nothing changed); whatever the evaluator raises
+        (the active games' trees emptied, their random streams as before the call).
         """
         if simulations is None:
             simulations = self.config.simulations
@@ -141,6 +159,18 @@ class BatchedSearch:
             raise ValueError(f"search: simulations must be an integer in 1..{self.config.simulations} "
                              f"(mcts.simulations sizes the trees), got {simulations!r}")
         positions, ply, active = self._check_inputs(positions, ply, active)
+        self._rng_before[:] = self._rng_states
+        try:
+            reused_visits, exact_score, solver_moves = self._prepare(positions, active, bool(add_noise), int(simulations))
+            searched = self._simulate(active, int(simulations))
+            return self._finish(active, ply, bool(add_noise), reused_visits, exact_score, solver_moves, searched)
+        except BaseException:
+            self._abandon(active)
+            raise
+
+    def _prepare(self, positions: np.ndarray, active: np.ndarray, add_noise: bool,
+                 simulations: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Roots ready for the walks; returns reused_visits [B], exact_score [B], solver_moves [B]."""
         cfg = self.config
         tree = self.tree
         count = prepare_roots(tree, positions, active, self._max_kept_nodes, self._new_index,
@@ -155,45 +185,53 @@ class BatchedSearch:
         visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
         root_child_visits(tree, active, visits)
         reused_visits = visits.sum(axis=1, dtype=np.int32)
+        self.root_rule.prepare(tree, active, add_noise, simulations)
+        return reused_visits, exact_score, solver_moves
 
-        noisy = add_noise and cfg.noise_fraction > 0 and not self._gumbel
-        if noisy:
-            add_root_noise(tree, active, cfg.dirichlet_alpha, cfg.noise_fraction, self._rng_states,
-                           self._saved_prior)
-        if self._gumbel:
-            gumbel_init_roots(tree, active, bool(add_noise), cfg.gumbel_considered_actions, self._rng_states,
-                              self._gumbel_noise, self._considered, self._num_considered, self._local_visits)
-        forced_k = float(cfg.forced_playouts_k) if add_noise and not self._gumbel else 0.0
-        target_visits = visits
-        try:
-            self._simulate(active, int(simulations), forced_k)
-            root_child_visits(tree, active, visits)
-            if forced_k > 0:  # prune with the priors the search used, before the noise goes
-                target_visits = np.zeros_like(visits)
-                prune_forced_visits(tree, active, visits, float(cfg.c_puct), forced_k, target_visits)
-        finally:
-            if noisy:
-                restore_root_priors(tree, active, self._saved_prior)
+    def _simulate(self, active: np.ndarray, simulations: int) -> int:
+        """`simulations` walks in every active game, `leaves_per_step` per evaluator call; returns
+        the number of walks made (per active game)."""
+        cfg = self.config
+        tree = self.tree
+        done = 0
+        while done < simulations:
+            leaves = min(cfg.leaves_per_step, simulations - done)
+            walks = self.root_rule.walks(tree, active, leaves, done)
+            count = select_leaves(tree, active, leaves, cfg.c_puct, cfg.fpu_reduction, cfg.virtual_loss,
+                                  walks.root_action, walks.forced_k, self._leaf_node, self._leaf_slot,
+                                  self._eval_positions, self._eval_game, self._eval_node)
+            if count and self.endgame_solver is not None:
+                count = self._solve_endgame_leaves(active, leaves, count)
+            if count:
+                priors, values = self._evaluate(count)
+                expand(tree, self._eval_game, self._eval_node, priors, count)
+            else:
+                values = _NO_VALUES
+            backup(tree, active, leaves, self._leaf_node, self._leaf_slot, values, cfg.solver)
+            done += leaves
+        return done
 
-        policy = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.float32)
+    def _finish(self, active: np.ndarray, ply: np.ndarray, add_noise: bool, reused_visits: np.ndarray,
+                exact_score: np.ndarray, solver_moves: np.ndarray, searched: int) -> SearchResult:
+        tree = self.tree
+        visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
+        root_child_visits(tree, active, visits)
+        policy, action = self.root_rule.finish(tree, active, visits, ply, add_noise)
         root_value = np.zeros(self.num_games, dtype=np.float32)
-        root_outputs(tree, active, target_visits, policy, root_value)
-        action = np.empty(self.num_games, dtype=np.int64)
-        if self._gumbel:
-            action[:] = NO_ACTION
-            gumbel_root_outputs(tree, active, self._gumbel_noise, self._considered, self._local_visits,
-                                float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), cfg.solver, policy, action)
-            if add_noise and cfg.gumbel_sample_plies > 0 and cfg.temperature > 0:
-                sample_moves_by_visits(visits, ply, active, cfg.gumbel_sample_plies, float(cfg.temperature),
-                                       self._rng_states, action)
-        else:
-            choose_actions(tree, target_visits, ply, active, cfg.temperature, cfg.temperature_plies, cfg.solver,
-                           self._rng_states, action)
+        root_values(tree, active, root_value)
         for b in np.flatnonzero(exact_score != NO_EXACT_SCORE):
             action[b] = solver_moves[b]
             root_value[b] = np.sign(exact_score[b])
+        simulations = np.where(active, searched, 0).astype(np.int32)
         return SearchResult(policy=policy, visits=visits, root_value=root_value, action=action,
-                            reused_visits=reused_visits, exact_score=exact_score)
+                            reused_visits=reused_visits, exact_score=exact_score, simulations=simulations)
+
+    def _abandon(self, active: np.ndarray) -> None:
+        """Undo a search that raised: the active games' trees are emptied (a half-done step leaves
+        PENDING nodes and in-flight counts that a reused tree would carry into later searches) and
+        their random streams put back, so their next search is that of a fresh search object."""
+        self.tree.next_free[active] = 0
+        self._rng_states[active] = self._rng_before[active]
 
     def advance(self, actions: np.ndarray) -> None:
         """Play `actions` [B] in the trees: each played child's subtree becomes the game's tree.
@@ -219,30 +257,6 @@ class BatchedSearch:
             self.tree.next_free[np.asarray(index, dtype=np.int64)] = 0
 
     # ------------------------------------------------------------------------------------------
-
-    def _simulate(self, active: np.ndarray, simulations: int, forced_k: float = 0.0) -> None:
-        cfg = self.config
-        tree = self.tree
-        remaining = simulations
-        table = halving_table(cfg.gumbel_considered_actions, simulations) if self._gumbel else None
-        while remaining > 0:
-            leaves = min(cfg.leaves_per_step, remaining)
-            if self._gumbel:
-                gumbel_root_actions(tree, active, leaves, simulations - remaining, table, self._gumbel_noise,
-                                    self._considered, self._num_considered, self._local_visits,
-                                    float(cfg.gumbel_c_visit), float(cfg.gumbel_c_scale), self._root_action)
-            remaining -= leaves
-            count = select_leaves(tree, active, leaves, cfg.c_puct, cfg.fpu_reduction, cfg.virtual_loss,
-                                  self._root_action, forced_k, self._leaf_node, self._leaf_slot, self._eval_positions, self._eval_game,
-                                  self._eval_node)
-            if count and self.endgame_solver is not None:
-                count = self._solve_endgame_leaves(active, leaves, count)
-            if count:
-                priors, values = self._evaluate(count)
-                expand(tree, self._eval_game, self._eval_node, priors, count)
-            else:
-                values = _NO_VALUES
-            backup(tree, active, leaves, self._leaf_node, self._leaf_slot, values, cfg.solver)
 
     def _solve_endgame_leaves(self, active: np.ndarray, leaves: int, count: int) -> int:
         """Solve (win/loss/draw) the newly opened leaves within reach instead of evaluating them;

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.othello import bitboard as bb
+from alphazero.othello.squares import action_name
 
 BLACK = 0
 WHITE = 1
@@ -84,8 +85,6 @@ class GameState:
     def play(self, action: int) -> "GameState":
         """The state after `action`; raises IllegalMoveError naming the move if it is not legal."""
         if not self.is_legal(action):
-            from alphazero.othello.notation import action_name
-
             legal = " ".join(action_name(a) for a in self.legal_actions()) or "none (game over)"
             side = "black" if self.black_to_move else "white"
             raise IllegalMoveError(f"{action_name(action) if 0 <= action <= 64 else action} is not legal for {side}; legal: {legal}")

@@ -13,40 +13,9 @@ from __future__ import annotations
 
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState, IllegalMoveError
-
-COLUMNS = "abcdefgh"
-PASS_TOKENS = ("pa", "ps", "--")
-
-
-class NotationError(ValueError):
-    """Text that does not follow the notation; the message names the token and its position."""
-
-
-def square_name(square: int) -> str:
-    if not 0 <= square < 64:
-        raise ValueError(f"square index {square} is outside 0..63")
-    return f"{COLUMNS[square % 8]}{square // 8 + 1}"
-
-
-def action_name(action: int) -> str:
-    """`f5` for a square, `pass` for action 64."""
-    return "pass" if action == PASS else square_name(action)
-
-
-def parse_square(token: str, where: str = "") -> int:
-    """`f5`/`F5` -> 37. Raises NotationError naming `token` (and `where`, if given)."""
-    text = token.strip().lower()
-    if len(text) == 2 and text[0] in COLUMNS and text[1] in "12345678":
-        return (int(text[1]) - 1) * 8 + COLUMNS.index(text[0])
-    at = f" at {where}" if where else ""
-    raise NotationError(f"bad square {token!r}{at}: expected a column a-h and a row 1-8, e.g. f5")
-
-
-def parse_action(token: str, where: str = "") -> int:
-    """A square or a pass word (`pass`, `pa`, `ps`, `--`)."""
-    if token.strip().lower() in PASS_TOKENS + ("pass",):
-        return PASS
-    return parse_square(token, where)
+from alphazero.othello.squares import (  # noqa: F401 - part of this module's interface: the text form of one square
+    COLUMNS, PASS_TOKENS, NotationError, action_name, parse_action, parse_square, square_name,
+)
 
 
 def parse_transcript(text: str, start: GameState | None = None) -> list[int]:

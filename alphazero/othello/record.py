@@ -24,8 +24,8 @@ class GameRecord:
     metadata:     free-form strings/numbers: network id, simulations, seed, source file, ...
     exact_values: float32[T] game-theoretic result (+1/0/-1, side to move's view) of each ply's
                   position where the endgame solver solved it, NaN elsewhere; or None. Replaces
-                  the game's outcome as that position's value target in the replay shard (the
-                  shard keeps the targets, not this array: a record read back has None).
+                  the game's outcome as that position's value target in the replay shard (a
+                  record read back from a shard has the same array, or None where it had None).
     policy_mask:  bool[T], False at plies whose policy is not a training target (playout cap
                   randomisation's small searches: the position still gets a value target), or
                   None: every ply has a policy target.

@@ -30,7 +30,7 @@ from alphazero.play.choosers import (
     add_ai_arguments,
     build_chooser,
     chooser_from_spec,
-    positive_float,
+    non_negative_float,
 )
 from alphazero.play.render import color_wanted
 from alphazero.play.session import PlaySession, Seat
@@ -57,7 +57,7 @@ def parse_args(argv):
     setup.add_argument("--transcript", help="moves to play first, like f5d6c3 (from --board/--ggf if given)")
     output = parser.add_argument_group("output")
     output.add_argument("--save", metavar="PREFIX", help="save the game as PREFIX.ggf and PREFIX.txt when it ends")
-    output.add_argument("--delay", type=positive_float, default=None, help="seconds to pause after each AI move")
+    output.add_argument("--delay", type=non_negative_float, default=None, help="seconds to pause after each AI move (default 0)")
     output.add_argument("--style", choices=["auto", "plain", "color"], default="auto",
                         help="board drawing: colour on a terminal (auto, the default; NO_COLOR disables it)")
     args = parser.parse_args(argv)

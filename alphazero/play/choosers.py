@@ -31,11 +31,13 @@ class MoveInfo:
     share:  fraction of the root's search visits that went to this move (the search policy).
     value:  expected result after this move from the point of view of the side that plays it, in
             [-1, 1] (+1 = certain win); NaN when the search never tried the move.
+    visits: the root's visits to this move.
     """
 
     action: int
     share: float
     value: float
+    visits: int = 0  # the root's visits to this move (share x the search's total)
 
     @property
     def win_probability(self) -> float:
@@ -205,11 +207,16 @@ class SearchChooser(MoveChooser):
                 search.advance(np.array([action], dtype=np.int64))
         entry[1] = state
 
-    def _think(self, state: GameState, seconds: float | None):
-        """Search `state` within the limits; returns (SearchResult, BatchedSearch)."""
+    def _think(self, state: GameState, seconds: float | None, should_stop: Callable[[], bool] | None = None):
+        """Search `state` within the limits; returns (SearchResult, BatchedSearch).
+
+        `should_stop`, when given, is asked between chunks of TIME_CHUNK simulations and ends the
+        search early when it answers True (the NBoard engine's `ping` interrupts a search so); a
+        search that can be stopped therefore runs in chunks even without a time limit.
+        """
         limits = [s for s in (self.seconds, seconds) if s is not None]
         time_limit = min(limits) if limits else None
-        if time_limit is None:
+        if time_limit is None and should_stop is None:
             entry = self._search_for(self.simulations, 2 * self.simulations + 1)
         else:
             chunk = min(self.TIME_CHUNK, self.simulations or self.TIME_CHUNK)
@@ -223,14 +230,19 @@ class SearchChooser(MoveChooser):
         done = 0
         while True:
             chunk_started = time.perf_counter()
-            result = search.search(positions, ply, add_noise=False)
-            done += chunk
+            # The last chunk is what is left of the simulation budget, so a budget that is not a
+            # multiple of the chunk is still spent exactly.
+            budget = chunk if self.simulations is None else min(chunk, self.simulations - done)
+            result = search.search(positions, ply, add_noise=False, simulations=budget)
+            done += budget
             now = time.perf_counter()
-            if time_limit is None:
+            if time_limit is None and should_stop is None:
                 break
-            if self.simulations is not None and done + chunk > self.simulations:
+            if self.simulations is not None and done >= self.simulations:
                 break
-            if now + (now - chunk_started) > started + time_limit:
+            if time_limit is not None and now + (now - chunk_started) > started + time_limit:
+                break
+            if should_stop is not None and should_stop():
                 break
         self.last_simulations = done
         self.last_reused_visits = int(result.reused_visits[0])
@@ -259,6 +271,46 @@ class SearchChooser(MoveChooser):
         result, search = self._think(state, seconds)
         return root_move_infos(search.tree, result.visits[0])
 
+    def think(self, state: GameState, seconds: float | None = None,
+              should_stop: Callable[[], bool] | None = None) -> "Thought":
+        """One search of `state` and everything it found (the move, the candidates, the principal
+        variation, the root's value and exact score), without playing the move: the web board's
+        analysis and the NBoard engine's `go`/`hint` read it. Raises ValueError at a finished game."""
+        if state.is_over():
+            raise ValueError("the game is over: there is nothing to search")
+        started = time.perf_counter()
+        if state.must_pass():
+            self.last_simulations = 0
+            return Thought(PASS, [MoveInfo(PASS, 1.0, math.nan)], [PASS], math.nan, None, 0, 0.0, [[PASS]])
+        result, search = self._think(state, seconds, should_stop)
+        exact = int(result.exact_score[0])
+        from alphazero.mcts.search import NO_EXACT_SCORE
+        from alphazero.mcts.tree import ROOT, UNVISITED
+
+        moves = root_move_infos(search.tree, result.visits[0])
+        variations = []
+        for info in moves:
+            child = int(search.tree.children[0, ROOT, info.action])
+            below = principal_variation(search.tree, node=child) if child != UNVISITED else []
+            variations.append([info.action] + below)
+        return Thought(
+            action=int(result.action[0]),
+            moves=moves,
+            principal_variation=principal_variation(search.tree),
+            root_value=float(result.root_value[0]),
+            exact_score=None if exact == NO_EXACT_SCORE else exact,
+            simulations=self.last_simulations,
+            seconds=time.perf_counter() - started,
+            variations=variations,
+        )
+
+    def set_limits(self, simulations: int | None, seconds: float | None) -> None:
+        """Change the budget of later searches (the NBoard engine's `set depth`); the same checks
+        as the constructor's. Kept trees stay usable: a new budget only changes how long each
+        search runs."""
+        probe = SearchChooser(self.evaluator, simulations, seconds)  # validates, allocates nothing
+        self.simulations, self.seconds = probe.simulations, probe.seconds
+
     def new_game(self) -> None:
         for entry in self._searches.values():
             entry[0].reset()
@@ -266,6 +318,53 @@ class SearchChooser(MoveChooser):
 
     def close(self) -> None:
         self._searches.clear()
+
+
+@dataclass(frozen=True)
+class Thought:
+    """What one search found at a position (`SearchChooser.think`).
+
+    action:              the move the search plays (0..64).
+    moves:               the root's candidates, most visited first (MoveInfo).
+    principal_variation: the line of most visited moves from the root (the first is the most
+                         visited move, which is `action` unless the solver overruled it).
+    root_value:          the root's value for the side to move in [-1, 1] (NaN at a forced pass).
+    exact_score:         the root's exact final disc difference for the side to move (empties to
+                         the winner) when the endgame solver solved it, else None.
+    simulations:         new simulations this search ran; seconds: its wall time.
+    variations:          for each of `moves`, in the same order, that move followed by the most
+                         visited line below it (the NBoard engine's `hint` lines).
+    """
+
+    action: int
+    moves: list[MoveInfo]
+    principal_variation: list[int]
+    root_value: float
+    exact_score: int | None
+    simulations: int
+    seconds: float
+    variations: list[list[int]] = dataclasses.field(default_factory=list)
+
+
+def principal_variation(tree, max_plies: int = 20, node: int | None = None) -> list[int]:
+    """Game 0's line of most visited children from `node` (the root by default; ties: lower
+    action first), as far as the tree has visited children, at most `max_plies` moves."""
+    from alphazero.mcts.tree import ROOT, UNVISITED
+
+    line: list[int] = []
+    node = ROOT if node is None else node
+    while len(line) < max_plies:
+        children = tree.children[0, node]
+        best_action, best_visits = -1, 0
+        for action in np.flatnonzero(children != UNVISITED):
+            count = int(tree.visits[0, children[action]])
+            if count > best_visits:
+                best_action, best_visits = int(action), count
+        if best_action < 0:
+            break
+        line.append(best_action)
+        node = int(children[best_action])
+    return line
 
 
 def root_move_infos(tree, visits) -> list[MoveInfo]:
@@ -282,7 +381,7 @@ def root_move_infos(tree, visits) -> list[MoveInfo]:
         child = int(tree.children[0, ROOT, action])
         count = int(tree.visits[0, child]) if child != UNVISITED else 0
         value = 0.0 - float(tree.value_sum[0, child]) / count if count else math.nan  # 0.0 - : no -0.0
-        infos.append(MoveInfo(int(action), int(visits[action]) / total, value))
+        infos.append(MoveInfo(int(action), int(visits[action]) / total, value, int(visits[action])))
     infos.sort(key=lambda info: (-info.share, info.action))
     return infos
 
@@ -472,6 +571,17 @@ def positive_float(text: str) -> float:
     value = float(text)
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """A finite number >= 0 (a pause of 0 is no pause, a valid choice)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
     return value
 
 

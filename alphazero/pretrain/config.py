@@ -17,7 +17,7 @@ from pathlib import Path
 from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
-from alphazero.config import register_configs
+from alphazero.train.schema import register_configs
 from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, DatasetOptions
 from alphazero.nn.config import MEMORY_FORMATS, ModelConfig
 from alphazero.pretrain.batches import FIXED_BOARD_MOVES
@@ -193,9 +193,10 @@ class PretrainConfig:
         cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "alphazero"
         return cache / f"wthor-supervised-{hashlib.sha256(options.encode()).hexdigest()[:12]}"
 
-    def optimizer_settings(self) -> TrainConfig:
+    def optimizer_settings(self, steps_per_epoch: int) -> TrainConfig:
         """The subset of settings `alphazero.train.trainer.build_optimizer`/`build_scheduler` read,
-        as the TrainConfig they take (one optimizer and schedule implementation for both runs)."""
+        as the TrainConfig they take (one optimizer and schedule implementation for both runs);
+        the schedule's horizon is `lr_total_steps`, or the whole run's steps when that is 0."""
         return TrainConfig(
             optimizer=self.optimizer,
             lr=self.lr,
@@ -203,7 +204,7 @@ class PretrainConfig:
             weight_decay=self.weight_decay,
             lr_schedule=self.lr_schedule,
             lr_warmup_steps=self.lr_warmup_steps,
-            lr_total_steps=max(1, self.lr_total_steps),
+            lr_total_steps=max(1, self.lr_total_steps or self.epochs * steps_per_epoch),
             lr_min_factor=self.lr_min_factor,
             grad_clip=self.grad_clip,
             batch_size=self.batch_size,
@@ -237,7 +238,7 @@ class PretrainRootConfig:
 
 
 def register_pretrain_configs() -> None:
-    """The schema plus the shared `model` presets (registered by alphazero.config)."""
+    """The schema plus the shared `model` presets (registered by alphazero.train.schema)."""
     register_configs()
     ConfigStore.instance().store(name="pretrain_base_config", node=PretrainRootConfig)
 

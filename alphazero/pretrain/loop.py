@@ -46,7 +46,7 @@ from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evalua
 from alphazero.pretrain.config import BEST_METRICS, PretrainRootConfig, to_yaml
 from alphazero.train.loop import StopRequest, restore_rng, rng_state, seed_everything
 from alphazero.train.run_dir import RunDirectoryError, RunLock, lock_holder, setup_logging
-from alphazero.train.trainer import build_optimizer, build_scheduler
+from alphazero.train.trainer import build_optimizer, build_scheduler, restore_optimizer
 
 log = logging.getLogger("alphazero.pretrain")
 
@@ -121,11 +121,11 @@ class PretrainRun:
         validation = batches.read_batch(self.dataset.validation, batches.value_targets(self.dataset.validation, pre.value_target), rows, self.history)
         self.validation_batch = validation
 
-        settings = pre.optimizer_settings()
-        settings.lr_total_steps = pre.lr_total_steps or pre.epochs * self.steps_per_epoch
+        settings = pre.optimizer_settings(self.steps_per_epoch)
         self.memory_format = training_memory_format(pre.memory_format, self.device)
         self.net = build_network(cfg.model).to(self.device).to(memory_format=self.memory_format)
         self.autocast_dtype = self._training_precision()
+        self.settings = settings
         self.optimizer = build_optimizer(self.net, settings)
         self.scheduler = build_scheduler(self.optimizer, settings)
 
@@ -176,8 +176,9 @@ class PretrainRun:
         if checkpoint.model_config != self.cfg.model:
             raise ValueError(f"the network in {path} is {checkpoint.model_config}, but the config asks for {self.cfg.model}; use the same model preset/overrides")
         load_weights(self.net, checkpoint.state_dict, source=str(path))
-        self.optimizer.load_state_dict(checkpoint.optimizer_state)
-        self.scheduler.load_state_dict(checkpoint.scheduler_state)
+        for change in restore_optimizer(self.optimizer, self.scheduler, checkpoint.optimizer_state, checkpoint.scheduler_state,
+                                        self.settings, prefix="pretrain"):
+            log.info("resume: %s", change)
         saved = dict(checkpoint.extra.get("state", {}))
         known = {f.name for f in dataclasses.fields(PretrainState)}
         if "best_top1" in saved and "best_metric" not in saved and saved.get("best_step", -1) >= 0:

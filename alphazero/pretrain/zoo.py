@@ -235,26 +235,33 @@ def export_and_score(args, split: str, model: str, datasets: dict, out: Path) ->
         return row
     if args.skip_bench:
         return row
-    from alphazero.bench import accuracy, network
-
     settings = pretrain_settings(args, split)
     device = "cuda" if args.device == "auto" and _cuda() else args.device
     test = ["--years", *map(str, args.test_years)] if split == "year" else ["--split", "random5", "--split-seed", str(args.seed), "--dataset-dir", str(datasets[split][0])]
-    for name, call in (
-        ("accuracy", lambda: accuracy.main(["--checkpoint", str(target), "--data", settings.wthor_dir, "--device", device, "--threads", "4", *test])),
-        ("network_gpu", lambda: network.main(["--checkpoint", str(target), "--device", device, "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training",
-                                                   "--precisions", "fp32"]) if device != "cpu" else None),
-        ("network_cpu", lambda: network.main(["--checkpoint", str(target), "--device", "cpu", "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training",
-                                              "--precisions", "fp32"])),
+    for name, bench in (
+        ("accuracy", ["accuracy", "--checkpoint", str(target), "--data", settings.wthor_dir, "--device", device, "--threads", "4", *test]),
+        ("network_gpu", ["network", "--checkpoint", str(target), "--device", device, "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training",
+                         "--precisions", "fp32"] if device != "cpu" else None),
+        ("network_cpu", ["network", "--checkpoint", str(target), "--device", "cpu", "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training",
+                        "--precisions", "fp32"]),
     ):
+        if bench is None:
+            continue
         try:
-            result = call()
-            if result is not None:
-                row[name] = result
+            row[name] = run_bench(bench)
         except Exception as error:
             row[f"{name}_error"] = f"{type(error).__name__}: {error}"
             traceback.print_exc()
     return row
+
+
+def run_bench(arguments: list[str]) -> dict:
+    """`python -m alphazero.bench ARGUMENTS` in a child process (as the pretraining runs are): its
+    JSON line. The benchmarks sit above pretraining in the house, so they are run, not imported."""
+    done = subprocess.run([sys.executable, "-m", "alphazero.bench", *arguments], capture_output=True, text=True, cwd=REPO_ROOT)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench {arguments[0]} exited {done.returncode}: {done.stderr.strip().splitlines()[-1:] or ''}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _cuda() -> bool:

@@ -18,7 +18,7 @@ from alphazero.replay.shard import ShardError, read_shard
 log = logging.getLogger(__name__)
 
 
-def _ggf_properties(game_metadata: dict, created: float | None) -> dict:
+def ggf_properties(game_metadata: dict, created: float | None) -> dict:
     """GGF header properties for a self-play game: both players are the network that played it."""
     network = game_metadata.get("network_id", game_metadata.get("network", "unknown"))
     player = f"alphazero-{network}"
@@ -47,7 +47,7 @@ def newest_games(directory: str | os.PathLike, count: int) -> list[GameRecord]:
         records = data.to_records()[-remaining:]
         created = data.metadata.get("created")
         for record in records:
-            record.metadata = {**record.metadata, **_ggf_properties(record.metadata, created)}
+            record.metadata = {**record.metadata, **ggf_properties(record.metadata, created)}
         collected.append(records)
         remaining -= len(records)
     return [record for records in reversed(collected) for record in records]

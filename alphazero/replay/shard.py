@@ -28,12 +28,16 @@ Arrays (P training positions, G games, T plies in all, Q forced passes, T = P + 
                                      (optional: a shard written before it existed reads as all False)
     policy_mask       bool[P]        False where the policy is no training target (GameRecord.
                                      policy_mask; optional: an older shard reads as all True)
+  per game, optional (a shard written before they existed reads as the default)
+    has_exact_values  bool[G]        True where the record carried exact_values (default False)
   per ply
     actions           int16[T]       0..64, passes explicit
     root_values       float16[T]     search value of each root, side to move's view
   per forced pass
     pass_policies     float16[Q, 65] the record's policy at its pass plies, kept so that a shard
                                      gives back exactly the GameRecords it was written from
+    pass_exact_values float16[Q]     the record's exact value at its pass plies (NaN where none;
+                                     optional, default NaN), for the same reason
   bookkeeping
     header            int64[4]       FORMAT_VERSION, G, P, T: cheap to read without the rest
     metadata          uint8[...]     UTF-8 JSON: {"format", "created", "games": [per-game dicts], ...}
@@ -87,11 +91,14 @@ _SCHEMA = {
     "header": (np.int64, ()),
     "metadata": (np.uint8, ()),
 }
-# Per-position arrays added after format 1 was in use: written by every new shard, optional on
-# read (an older shard reads as `default` everywhere). name -> (dtype, default).
-_OPTIONAL_PER_POSITION = {
-    "exact_mask": (np.bool_, False),
-    "policy_mask": (np.bool_, True),
+# Arrays added after format 1 was in use: written by every new shard, optional on read (an older
+# shard reads as `default` everywhere). name -> (dtype, default, what a row is: "positions",
+# "games" or "passes").
+_OPTIONAL = {
+    "exact_mask": (np.bool_, False, "positions"),
+    "policy_mask": (np.bool_, True, "positions"),
+    "has_exact_values": (np.bool_, False, "games"),
+    "pass_exact_values": (np.float16, np.nan, "passes"),
 }
 _CHECKSUM = "checksum"
 
@@ -122,11 +129,14 @@ class ShardData:
     path: Path | None = None
     exact_mask: np.ndarray | None = None
     policy_mask: np.ndarray | None = None
+    has_exact_values: np.ndarray | None = None
+    pass_exact_values: np.ndarray | None = None
 
     def __post_init__(self):
-        for name, (dtype, default) in _OPTIONAL_PER_POSITION.items():
+        rows = {"positions": len(self.outcomes), "games": len(self.black_margin), "passes": len(self.pass_policies)}
+        for name, (dtype, default, axis) in _OPTIONAL.items():
             if getattr(self, name) is None:
-                setattr(self, name, np.full(len(self.outcomes), default, dtype=dtype))
+                setattr(self, name, np.full(rows[axis], default, dtype=dtype))
 
     def position_root_values(self) -> np.ndarray:
         """float32[P]: each training position's root search value (side to move's view), NaN for
@@ -163,6 +173,12 @@ class ShardData:
             policies[is_pass] = self.pass_policies[pass_row : pass_row + passes]
             pass_row += passes
             root_values = self.root_values[first:last].astype(np.float32) if self.has_root_values[game] else None
+            exact_values = None
+            if self.has_exact_values[game]:
+                exact_values = np.full(len(actions), np.nan, dtype=np.float32)
+                game_positions = slice(self.position_offsets[game], self.position_offsets[game + 1])
+                exact_values[~is_pass] = np.where(self.exact_mask[game_positions], self.outcomes[game_positions], np.nan)
+                exact_values[is_pass] = self.pass_exact_values[pass_row - passes : pass_row]
             position_mask = self.policy_mask[self.position_offsets[game] : self.position_offsets[game + 1]]
             policy_mask = None
             if not position_mask.all():
@@ -177,6 +193,7 @@ class ShardData:
                     root_values=root_values,
                     black_margin=int(self.black_margin[game]),
                     metadata=dict(game_metadata[game]),
+                    exact_values=exact_values,
                     policy_mask=policy_mask,
                 )
             )
@@ -185,7 +202,7 @@ class ShardData:
     def arrays(self) -> dict[str, np.ndarray]:
         """Every array as stored on disk, metadata and header included, checksum excluded."""
         out = {name: getattr(self, name) for name in _SCHEMA if name not in ("header", "metadata")}
-        out.update({name: getattr(self, name) for name in _OPTIONAL_PER_POSITION})
+        out.update({name: getattr(self, name) for name in _OPTIONAL})
         out["header"] = np.array([FORMAT_VERSION, self.num_games, self.num_positions, self.num_plies], dtype=np.int64)
         out["metadata"] = np.frombuffer(json.dumps(self.metadata, sort_keys=True).encode("utf-8"), dtype=np.uint8)
         return out
@@ -287,6 +304,7 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
     )
     outcomes = np.where(np.isnan(exact), outcomes, np.nan_to_num(exact)).astype(np.int8)[~is_pass]
     exact_mask = ~np.isnan(exact[~is_pass])
+    has_exact_values = np.array([r.exact_values is not None for r in records], dtype=np.bool_)
     policy_mask = np.concatenate(
         [r.policy_mask if r.policy_mask is not None else np.ones(len(r.actions), np.bool_) for r in records]
     )[~is_pass]
@@ -317,6 +335,8 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
         metadata=metadata,
         exact_mask=exact_mask,
         policy_mask=policy_mask,
+        has_exact_values=has_exact_values,
+        pass_exact_values=exact[is_pass].astype(np.float16),
     )
 
 
@@ -397,7 +417,7 @@ def read_shard(path: str | os.PathLike, verify_positions: bool = True) -> ShardD
     also replays the games and compares the stored positions (cheap: one numba pass).
     """
     path = Path(path)
-    arrays = _load_arrays(path, list(_SCHEMA) + [_CHECKSUM], optional=_OPTIONAL_PER_POSITION)
+    arrays = _load_arrays(path, list(_SCHEMA) + [_CHECKSUM], optional=_OPTIONAL)
     stored_crc = arrays.pop(_CHECKSUM)
     _check(stored_crc.shape == (1,) and stored_crc.dtype == np.uint32, path, f"checksum array has shape {stored_crc.shape}")
     actual_crc = _checksum(arrays)
@@ -416,10 +436,11 @@ def read_shard(path: str | os.PathLike, verify_positions: bool = True) -> ShardD
         "has_root_values": games, "action_offsets": games + 1, "position_offsets": games + 1,
         "actions": plies, "root_values": plies, "pass_policies": plies - num_positions,
     }  # fmt: skip
-    for name, (dtype, _) in _OPTIONAL_PER_POSITION.items():
+    rows = {"positions": num_positions, "games": games, "passes": plies - num_positions}
+    for name, (dtype, _, axis) in _OPTIONAL.items():
         if name in arrays:
-            _check(arrays[name].dtype == dtype and arrays[name].ndim == 1, path, f"array {name!r} has dtype {arrays[name].dtype} and shape {arrays[name].shape}, expected ({num_positions},) {np.dtype(dtype)}")
-            expected_lengths[name] = num_positions
+            _check(arrays[name].dtype == dtype and arrays[name].ndim == 1, path, f"array {name!r} has dtype {arrays[name].dtype} and shape {arrays[name].shape}, expected ({rows[axis]},) {np.dtype(dtype)}")
+            expected_lengths[name] = rows[axis]
     for name, length in expected_lengths.items():
         _check(len(arrays[name]) == length, path, f"array {name!r} has {len(arrays[name])} rows, header says {length}")
 

@@ -38,7 +38,7 @@ class SelfPlayConfig:
     # Inference server: gather and launch the next batch while the device computes the last, and
     # answer the last while it computes the next (two staging buffers), so the GPU does not wait
     # for the server's copies and kernel launches. Only a GPU gains (on a CPU the network call is
-    # the server's own work); off until measured on one (docs/gpu-next/selfplay.sh).
+    # the server's own work); off until measured on one (experiments/gpu-next/selfplay.sh).
     server_pipeline: bool = False
     # Device the workers (or the inference server) evaluate on: auto, cpu, cuda, cuda:N.
     device: str = "cpu"
@@ -53,6 +53,11 @@ class SelfPlayConfig:
     # records no policy target (the position keeps its value target). 1 = every move a full search.
     playout_cap_fraction: float = 1.0
     playout_cap_small: int = 25
+    # A worker or the inference server that dies more than max_restarts times in a row without
+    # delivering any work in between (within restart_window_seconds) stops the run with its last
+    # error, instead of being restarted forever (alphazero.selfplay.restarts).
+    max_restarts: int = 5
+    restart_window_seconds: float = 600.0
 
     def __post_init__(self):
         _require_choice("selfplay.backend", self.backend, ("local", "ray"))
@@ -67,6 +72,8 @@ class SelfPlayConfig:
         _require(0 < self.playout_cap_fraction <= 1, "selfplay.playout_cap_fraction", self.playout_cap_fraction, "in (0, 1] (1 = off)")
         _require(isinstance(self.playout_cap_small, int) and self.playout_cap_small >= 1, "selfplay.playout_cap_small",
                  self.playout_cap_small, "an integer >= 1 (and <= mcts.simulations)")
+        _require(self.max_restarts >= 0, "selfplay.max_restarts", self.max_restarts, ">= 0")
+        _require(self.restart_window_seconds > 0, "selfplay.restart_window_seconds", self.restart_window_seconds, "> 0")
         _require(0 <= self.random_opening_plies <= 59, "selfplay.random_opening_plies", self.random_opening_plies, "in 0..59")
 
 

@@ -79,9 +79,10 @@ class SelfPlayRunner:
         self.random_opening_plies = random_opening_plies
         self.metadata = dict(metadata or {})
         self.num_slots = search.num_games
-        self.simulations_run = 0  # searched plies x simulations, for throughput figures
+        self.simulations_run = 0  # simulations searched (SearchResult.simulations, not visits), for throughput figures
         self.games_started = 0
         self._slots: list[_Slot | None] = [None] * self.num_slots
+        self._waiting: list[GameRecord] = []  # unfinished games to continue before new ones start
         self._positions = np.zeros((self.num_slots, 2), dtype=np.uint64)
         self._black_to_move = np.zeros(self.num_slots, dtype=bool)
         self._ply = np.zeros(self.num_slots, dtype=np.int64)
@@ -92,13 +93,58 @@ class SelfPlayRunner:
         return _Slot(GameState(int(START_BLACK), int(START_WHITE), True))
 
     def _start_slot(self, i: int) -> None:
-        slot = self._new_game()
+        if self._waiting:
+            slot, state = self._continued(self._waiting.pop(0))
+        else:
+            slot = self._new_game()
+            state = slot.start
+            self.games_started += 1
         self._slots[i] = slot
-        self._positions[i] = slot.start.as_array()
-        self._black_to_move[i] = slot.start.black_to_move
-        self._ply[i] = 60 - slot.start.empties()  # discs placed so far: the temperature schedule's clock
+        self._positions[i] = state.as_array()
+        self._black_to_move[i] = state.black_to_move
+        self._ply[i] = 60 - state.empties()  # discs placed so far: the temperature schedule's clock
         self.search.reset(i)
-        self.games_started += 1
+
+    @staticmethod
+    def _continued(record: GameRecord) -> tuple[_Slot, GameState]:
+        """A slot holding an unfinished game as far as it went, and the position it reached."""
+        slot = _Slot(
+            start=record.start,
+            actions=[int(a) for a in record.actions],
+            policies=list(record.policies),
+            root_values=list(record.root_values),
+            exact_values=list(record.exact_values) if record.exact_values is not None else [np.nan] * len(record),
+            policy_mask=list(record.policy_mask) if record.policy_mask is not None else [True] * len(record),
+        )
+        return slot, record.states()[-1]
+
+    def games_in_flight(self) -> list[GameRecord]:
+        """The games in play, as unfinished records (`black_margin` None, forced passes' root
+        values NaN), for a stop that keeps them: `continue_games` plays them on."""
+        records = []
+        for slot in self._slots:
+            if slot is None or not slot.actions:
+                continue
+            records.append(GameRecord(
+                start=slot.start,
+                actions=np.array(slot.actions, dtype=np.int16),
+                policies=np.array(slot.policies, dtype=np.float16),
+                root_values=np.array(slot.root_values, dtype=np.float32),
+                black_margin=None,
+                metadata=dict(self.metadata),
+                exact_values=np.array(slot.exact_values, dtype=np.float32),
+                policy_mask=np.array(slot.policy_mask, dtype=np.bool_),
+            ))
+        return records + list(self._waiting)
+
+    def continue_games(self, records: list[GameRecord]) -> None:
+        """Play these unfinished games on (from `games_in_flight`, maybe of another process) in
+        the next slots that start a game, before any new game. Their records come out as if
+        they had never stopped (the search trees are rebuilt)."""
+        for record in records:
+            if record.black_margin is not None or record.states()[-1].is_over():
+                raise ValueError("continue_games: a finished game cannot be continued")
+        self._waiting.extend(records)
 
     @property
     def games_in_play(self) -> int:
@@ -138,7 +184,7 @@ class SelfPlayRunner:
             full = to_search & (self.rng.random(self.num_slots) < self.playout_cap_fraction)
         if to_search.any():
             result = self._search_capped(positions, full, to_search & ~full)
-            self.simulations_run += int(result.visits[to_search].sum())
+            self.simulations_run += int(result.simulations[to_search].sum())
             actions[to_search] = result.action[to_search]
         for i in np.flatnonzero(in_play):
             slot = slots[i]
@@ -175,12 +221,12 @@ class SelfPlayRunner:
         root the small searches draw Gumbel noise too: it is how that root samples its move."""
         if not small.any():
             return self.search.search(positions, self._ply, active=full, add_noise=True)
-        small_noise = self.search.config.root_policy == "gumbel"
+        small_noise = self.search.root_rule.noise_samples_the_move
         result = self.search.search(positions, self._ply, active=small, add_noise=small_noise,
                                     simulations=self.playout_cap_small)
         if full.any():
             full_result = self.search.search(positions, self._ply, active=full, add_noise=True)
-            for name in ("policy", "visits", "root_value", "action", "reused_visits", "exact_score"):
+            for name in ("policy", "visits", "root_value", "action", "reused_visits", "exact_score", "simulations"):
                 merged = getattr(result, name)
                 merged[full] = getattr(full_result, name)[full]
         return result

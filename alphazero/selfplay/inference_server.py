@@ -13,9 +13,16 @@ plus a header of int64 words per worker:
     REQUEST_SEQ   the worker's latest request number; written after the request's data and size
     RESPONSE_SEQ  the request number the response slot answers; written after the response's data
     SIZE          positions in the latest request
+    REQUEST_SUM   checksum of the request's positions, its number and its size (`slot_checksum`)
+    RESPONSE_SUM  checksum of the answer's priors and values, the request number and the size
 
-A worker writes its positions and SIZE, then bumps REQUEST_SEQ, and polls RESPONSE_SEQ until it
-equals its request number. The server polls all REQUEST_SEQ != RESPONSE_SEQ words at once (one
+A worker writes its positions, SIZE and REQUEST_SUM, then bumps REQUEST_SEQ, and polls
+RESPONSE_SEQ until it equals its request number and the answer it copied matches RESPONSE_SUM.
+The checksums make the protocol independent of the CPU's store order: on a weakly ordered CPU
+(aarch64) a reader may see a sequence number before the data written ahead of it, and then finds
+that the checksum does not match and looks again on its next pass (see `slot_checksum`); a slot
+is never evaluated, nor an answer taken, from data that is not the one its number names. The
+server polls all REQUEST_SEQ != RESPONSE_SEQ words at once (one
 numpy comparison), waits up to `server_wait_ms` for more workers, copies every pending request
 into one (pinned, on CUDA) staging buffer, moves it to the device with one non-blocking copy,
 unpacks the planes, runs the network and the masked softmax there, copies the [N, 66] result back
@@ -51,10 +58,13 @@ import logging
 import os
 import threading
 import time
+import traceback
 import uuid
 from pathlib import Path
 
 import numpy as np
+
+from alphazero.selfplay.slot_checksum import slot_checksum
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +72,7 @@ RESPONSE_TIMEOUT_S = 120.0
 POINTER_CHECK_SECONDS = 0.5
 
 # Header words per worker.
-REQUEST_SEQ, RESPONSE_SEQ, SIZE = 0, 1, 2
+REQUEST_SEQ, RESPONSE_SEQ, SIZE, REQUEST_SUM, RESPONSE_SUM = 0, 1, 2, 3, 4
 HEADER_WORDS = 8
 # Server words (after the worker headers); word 3 held the busy time, now io + compute.
 STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_PID = 0, 1, 2, 4
@@ -190,27 +200,39 @@ class RemoteEvaluator:
         if n > self.channels.capacity:
             raise ValueError(f"RemoteEvaluator: {n} positions exceed the slot's capacity {self.channels.capacity}")
         packed, _ = self._pack(np.ascontiguousarray(positions, dtype=np.uint64))
-        self.request[:n] = packed.view(np.int64)
+        request = packed.view(np.int64)
+        self.request[:n] = request
         self.header[SIZE] = n
         self.request_no += 1
-        self.header[REQUEST_SEQ] = self.request_no  # the commit: written after the data
-        self._wait(self.request_no)
+        self.header[REQUEST_SUM] = slot_checksum(self.request_no, n, request)
+        self.header[REQUEST_SEQ] = self.request_no  # the commit: written after the data (the checksum makes its order moot)
+        answer = self._wait(self.request_no, n)
         self.calls += 1
         self.positions_evaluated += n
-        return self.priors[:n].copy(), self.values[:n].copy()
+        return answer
 
-    def _wait(self, request_no: int) -> None:
-        header = self.header
+    def _answer(self, request_no: int, n: int):
+        """The answer to request `request_no` if the response slot holds all of it, else None
+        (not answered yet, or seen before its data: see the module docstring)."""
+        if self.header[RESPONSE_SEQ] != request_no:
+            return None
+        priors, values = self.priors[:n].copy(), self.values[:n].copy()
+        if slot_checksum(request_no, n, priors, values) != self.header[RESPONSE_SUM]:
+            return None
+        return priors, values
+
+    def _wait(self, request_no: int, n: int):
         for _ in range(200):  # answers to large batches come in ~ms: spin briefly first
-            if header[RESPONSE_SEQ] == request_no:
-                return
+            if self.header[RESPONSE_SEQ] == request_no:
+                break
         deadline = time.monotonic() + RESPONSE_TIMEOUT_S
         pause = 20e-6
-        while header[RESPONSE_SEQ] != request_no:
+        while (answer := self._answer(request_no, n)) is None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"inference server gave no answer within {RESPONSE_TIMEOUT_S:.0f}s (worker {self.worker_id})")
             time.sleep(pause)
             pause = min(pause * 1.5, 1e-3)
+        return answer
 
 
 class ServerHandle:
@@ -299,11 +321,13 @@ class _Gatherer:
         channels, staging = self.channels, self.staging_np[buffer]
         parts, offset = [], 0
         for w in ready:
-            request_no = int(channels.header[w, REQUEST_SEQ])  # read before the size and the data
+            request_no = int(channels.header[w, REQUEST_SEQ])
             n = int(channels.header[w, SIZE])
             if not 0 < n <= channels.capacity:
                 continue  # a slot caught mid-rewrite by a replacement worker: answered next pass
             staging[offset : offset + n] = channels.requests[w, :n]
+            if slot_checksum(request_no, n, staging[offset : offset + n]) != channels.header[w, REQUEST_SUM]:
+                continue  # its number seen before all its data (or mid-rewrite): taken on a later pass
             parts.append((int(w), request_no, offset, n))
             offset += n
         return parts
@@ -313,7 +337,8 @@ class _Gatherer:
         for w, request_no, offset, n in parts:
             channels.priors[w, :n] = results[offset : offset + n, :65]
             channels.values[w, :n] = results[offset : offset + n, 65]
-            channels.header[w, RESPONSE_SEQ] = request_no  # the commit: written after the data
+            channels.header[w, RESPONSE_SUM] = slot_checksum(request_no, n, channels.priors[w, :n], channels.values[w, :n])
+            channels.header[w, RESPONSE_SEQ] = request_no  # the commit: written after the data (the checksum makes its order moot)
 
 
 class _Batch:
@@ -441,9 +466,19 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
                 state["id"] = pointer["id"]
         return state["evaluator"]
 
-    evaluator_for()  # load (and warm) the network before the first request
-    serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False),
-          pipeline=pipeline)
+    try:
+        evaluator_for()  # load (and warm) the network before the first request
+        serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False),
+              pipeline=pipeline)
+    except Exception:
+        # For the pool's restart budget: the error a server that keeps dying died of.
+        Path(error_file(channels)).write_text(traceback.format_exc())
+        raise
+
+
+def error_file(channels: SharedChannels) -> str:
+    """Where a dying server leaves its traceback (beside its channels, removed with them)."""
+    return channels.path + "-error"
 
 
 def worker_capacity(concurrent_games: int, leaves_per_step: int) -> int:
@@ -459,7 +494,7 @@ class InferenceServer:
     WATCHDOG_SECONDS = 0.2
 
     def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1, pipeline: bool = False,
-                 capacity: int = 1024, precision: str = "auto"):
+                 capacity: int = 1024, budget=None, precision: str = "auto"):
         self.ctx = ctx
         self.args = (run_dir, device, max_batch, wait_ms)
         self.pipeline = pipeline
@@ -468,6 +503,10 @@ class InferenceServer:
         self.channels = SharedChannels.create(workers, capacity)
         self.process = None
         self.restarts = 0
+        # restarts.RestartBudget, or None: restart whatever happens (a bench's server).
+        self.budget = budget
+        self._calls_at_start = 0
+        self._failure = None  # the budget's verdict, once spent
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self.start()
@@ -475,13 +514,18 @@ class InferenceServer:
         self._watchdog.start()
 
     def _watch(self) -> None:
+        from alphazero.selfplay.restarts import ProcessKeepsDying
+
         while not self._closing.wait(self.WATCHDOG_SECONDS):
             try:
                 self.ensure_alive()
+            except ProcessKeepsDying:
+                return  # the pool's next poll() finds the same and stops the run
             except Exception:  # noqa: BLE001 - the watchdog must not die; poll() retries too
                 log.exception("inference server watchdog: restart failed")
 
     def start(self) -> None:
+        self._calls_at_start = int(self.channels.server[SERVER_CALLS])
         self.process = self.ctx.Process(
             target=server_main,
             args=(*self.args, self.channels, None, self.threads, self.pipeline, self.precision),
@@ -497,11 +541,26 @@ class InferenceServer:
         return server_stats(self.channels)
 
     def ensure_alive(self) -> bool:
-        """Restart the server if it died; True when it did."""
+        """Restart the server if it died; True when it did. Raises restarts.ProcessKeepsDying
+        when it keeps dying before answering anything (its budget)."""
         with self._lock:
+            if self._failure is not None:
+                raise self._failure
             if self._closing.is_set() or self.channels.server[STOP]:
                 return False
             if self.process is not None and not self.process.is_alive():
+                if self.budget is not None:
+                    if int(self.channels.server[SERVER_CALLS]) > self._calls_at_start:
+                        self.budget.delivered()
+                    error = Path(error_file(self.channels))
+                    if error.exists():
+                        self.budget.error(error.read_text())
+                        error.unlink(missing_ok=True)
+                    try:
+                        self.budget.died(self.process.exitcode)
+                    except Exception as failure:  # ProcessKeepsDying: every later call says the same
+                        self._failure = failure
+                        raise
                 log.warning("inference server died (exit code %s); restarting it", self.process.exitcode)
                 self.restarts += 1
                 self.start()
@@ -520,4 +579,5 @@ class InferenceServer:
             if self.process.is_alive():
                 self.process.kill()  # it ignores SIGTERM (see leave_stopping_to_the_parent)
                 self.process.join(2)
+        Path(error_file(self.channels)).unlink(missing_ok=True)
         self.channels.unlink()

@@ -51,10 +51,13 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
-from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
 from alphazero.selfplay.inference_server import STATS, server_stats
+from alphazero.selfplay.packing import pack_games, unpack_games
+from alphazero.selfplay.reports import DiskFullReport, DoneReport, ErrorReport, ProgressReport, Report
+from alphazero.selfplay.restarts import ProcessKeepsDying, RestartBudget
+from alphazero.selfplay.worker import ShardCutter, shard_report
 
 log = logging.getLogger(__name__)
 
@@ -78,69 +81,6 @@ def require_ray():
     return ray
 
 
-# ----------------------------------------------------------------------------------------------
-# Games as numpy arrays (what travels through the object store)
-
-
-def pack_games(records: list[GameRecord]) -> dict:
-    """GameRecords as a few flat numpy arrays (plies of all games concatenated, with offsets) and
-    one small list of per-game metadata dicts; `unpack_games` gives the records back."""
-    lengths = np.array([len(r) for r in records], dtype=np.int64)
-    offsets = np.zeros(len(records) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-
-    def column(name, dtype, width=None):
-        parts = [getattr(r, name) for r in records]
-        present = np.array([p is not None for p in parts], dtype=bool)
-        shape = (0,) if width is None else (0, width)
-        filled = [p if p is not None else np.full((len(r),) + shape[1:], np.nan, dtype=dtype) for p, r in zip(parts, records)]
-        return (np.concatenate(filled).astype(dtype, copy=False) if filled else np.zeros(shape, dtype=dtype)), present
-
-    policies, has_policies = column("policies", np.float16, 65)
-    root_values, has_root_values = column("root_values", np.float32)
-    exact_values, has_exact_values = column("exact_values", np.float32)
-    policy_mask, has_policy_mask = column("policy_mask", np.bool_)
-    return {
-        "start_black": np.array([r.start.black for r in records], dtype=np.uint64),
-        "start_white": np.array([r.start.white for r in records], dtype=np.uint64),
-        "start_black_to_move": np.array([r.start.black_to_move for r in records], dtype=bool),
-        "black_margin": np.array([0 if r.black_margin is None else r.black_margin for r in records], dtype=np.int16),
-        "has_margin": np.array([r.black_margin is not None for r in records], dtype=bool),
-        "offsets": offsets,
-        "actions": np.concatenate([r.actions for r in records]).astype(np.int16) if records else np.zeros(0, np.int16),
-        "policies": policies,
-        "has_policies": has_policies,
-        "root_values": root_values,
-        "has_root_values": has_root_values,
-        "exact_values": exact_values,
-        "has_exact_values": has_exact_values,
-        "policy_mask": policy_mask,
-        "has_policy_mask": has_policy_mask,
-        "metadata": [dict(r.metadata) for r in records],
-    }
-
-
-def unpack_games(packed: dict) -> list[GameRecord]:
-    """The GameRecords `pack_games` packed (equal arrays, metadata and start positions)."""
-    records = []
-    offsets = packed["offsets"]
-    for g in range(len(offsets) - 1):
-        plies = slice(int(offsets[g]), int(offsets[g + 1]))
-        records.append(
-            GameRecord(
-                start=GameState(int(packed["start_black"][g]), int(packed["start_white"][g]), bool(packed["start_black_to_move"][g])),
-                actions=packed["actions"][plies].copy(),
-                policies=packed["policies"][plies].copy() if packed["has_policies"][g] else None,
-                root_values=packed["root_values"][plies].copy() if packed["has_root_values"][g] else None,
-                black_margin=int(packed["black_margin"][g]) if packed["has_margin"][g] else None,
-                metadata=dict(packed["metadata"][g]),
-                exact_values=packed["exact_values"][plies].copy() if packed["has_exact_values"][g] else None,
-                policy_mask=packed["policy_mask"][plies].copy() if packed["has_policy_mask"][g] else None,
-            )
-        )
-    return records
-
-
 def network_payload(net) -> dict:
     """What `publish` puts into the object store: the model config and the weights as numpy
     arrays (Ray hands numpy arrays to every actor on a node from shared memory, without copies)."""
@@ -162,22 +102,25 @@ def network_from_payload(payload: dict):
 
 
 class SelfPlayActor:
-    """One self-play worker as a Ray actor (wrapped with `ray.remote` by the pool)."""
+    """One self-play worker as a Ray actor (wrapped with `ray.remote` by the pool): the local
+    backend's `worker.SelfPlayWorker`, fed its network through the object store or the node's
+    inference server, returning its finished games instead of writing them."""
 
     def __init__(self, index: int, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, seed: int):
         import ray
         import torch
 
+        from alphazero.selfplay.worker import SelfPlayWorker
+
         torch.set_num_threads(selfplay_cfg.threads_per_worker)
         self.index = index
-        self.selfplay_cfg, self.mcts_cfg = selfplay_cfg, mcts_cfg
+        self.selfplay_cfg = selfplay_cfg
         # Mixed with this process's id and start time: a restarted actor gets the same arguments.
         self.seed = int(np.random.SeedSequence([seed, index, os.getpid(), time.time_ns()]).generate_state(1)[0])
-        self.network_id = None
         self.server_path = None
-        self.runner = None
         self.node = ray.util.get_node_ip_address()
         self.node_id = ray.get_runtime_context().get_node_id()
+        self.worker = SelfPlayWorker(selfplay_cfg, mcts_cfg, metadata={"worker": f"ray{index}", "node": self.node, "node_id": self.node_id})
 
     def hello(self) -> dict:
         """Where the actor runs (answered once it is up: the pool's liveness ping)."""
@@ -189,14 +132,12 @@ class SelfPlayActor:
         own copy on the CPU (fetched from the object store)."""
         import ray
 
-        from alphazero.engine.factory import build_evaluator, build_search
-        from alphazero.selfplay.games import SelfPlayRunner
-        from alphazero.selfplay.worker import CountingEvaluator
+        from alphazero.engine.factory import build_evaluator
 
         server_path = None if server is None else server.channels.path
         if server is not None:
             evaluator = server.evaluator(self.index) if server_path != self.server_path else None
-        elif network_id != self.network_id or self.server_path is not None:
+        elif network_id != self.worker.network_id or self.server_path is not None:
             # precision=auto: measured on this actor's node and cached in that node's user cache
             # (the run directory is on the driver's machine, and the nodes' CPUs may differ).
             evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device="cpu", threads=self.selfplay_cfg.threads_per_worker,
@@ -204,50 +145,21 @@ class SelfPlayActor:
         else:
             evaluator = None
         self.server_path = server_path
-        if self.runner is None:
-            rng = np.random.default_rng(self.seed)
-            search = build_search(self.mcts_cfg, CountingEvaluator(evaluator), self.selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
-            self.runner = SelfPlayRunner(
-                search, rng, self.selfplay_cfg.random_opening_plies,
-                metadata={"network_id": network_id, "simulations": self.mcts_cfg.simulations, "worker": f"ray{self.index}", "seed": self.seed,
-                          "node": self.node, "node_id": self.node_id},
-                exact_value_targets=self.selfplay_cfg.exact_value_targets,
-                playout_cap_fraction=self.selfplay_cfg.playout_cap_fraction,
-                playout_cap_small=self.selfplay_cfg.playout_cap_small,
-            )
-        else:
-            if evaluator is not None:
-                self.runner.search.evaluator.inner = evaluator
-            self.runner.new_network(None, network_id)
-        self.network_id = network_id
+        self.worker.use_network(network_id, evaluator, seed=self.seed)
 
     def play(self, max_games: int, seconds: float, network_id: int, weights_box: list, server=None) -> dict:
         """Play until `max_games` games finished or `seconds` passed (at least one search step);
-        returns the finished games packed (`pack_games`) and the counters of this call. `server`:
-        the node's inference server's handle, or None to evaluate on this actor's CPU."""
-        if network_id != self.network_id or (None if server is None else server.channels.path) != self.server_path:
+        returns the finished games packed (`pack_games`) and the work done (a ProgressReport's
+        fields). `server`: the node's inference server's handle, or None to evaluate on this
+        actor's CPU."""
+        if network_id != self.worker.network_id or (None if server is None else server.channels.path) != self.server_path:
             self._use_network(network_id, weights_box, server)
-        runner = self.runner
-        finished: list[GameRecord] = []
-        moves = 0
-        simulations_before = runner.simulations_run
-        start = time.perf_counter()
-
-        def count(moves_played):
-            nonlocal moves
-            moves += moves_played
-
-        while True:
-            finished.extend(runner.step(on_step=count))
-            if len(finished) >= max_games or time.perf_counter() - start >= seconds:
-                break
+        finished = self.worker.play(seconds, max_games=max_games)
+        progress = self.worker.progress(self.index, -1)
         return {
-            **runner.search.evaluator.take(),  # evaluations, calls, evaluator_seconds
             "games": pack_games(finished),
-            "moves": moves,
-            "simulations": runner.simulations_run - simulations_before,
-            "seconds": time.perf_counter() - start,
-            "network_id": self.network_id,
+            "progress": {name: getattr(progress, name) for name in ("moves", "simulations", "evaluations", "calls", "evaluator_seconds")},
+            "network_id": self.worker.network_id,
             "node": self.node,
             "node_id": self.node_id,
         }
@@ -437,8 +349,12 @@ class RayWorkerPool:
         self.next_task_id = 0
         self._lock = threading.RLock()
         self._messages: queue.Queue = queue.Queue()
-        self._buffers: dict[int, list[GameRecord]] = {w: [] for w in range(self.workers)}
-        self._buffer_stats: dict[int, dict] = {w: _empty_stats() for w in range(self.workers)}
+        # The games that came back for each worker's task, cut into shards here (no shared disk).
+        self._cutters = {w: ShardCutter(lambda records, w=w: self.replay.add_games(records, writer_id=f"ray{w}"), selfplay_cfg.games_per_shard)
+                         for w in range(self.workers)}
+        self._network_of: dict[int, int | None] = {w: None for w in range(self.workers)}  # of the games held
+        self.budgets = {w: RestartBudget(f"self-play actor {w}", selfplay_cfg.max_restarts, selfplay_cfg.restart_window_seconds)
+                        for w in range(self.workers)}
         self._calls: dict = {}  # ObjectRef -> _Call
         self._pings: dict = {}  # ObjectRef -> (actor index, generation)
         self._actors: list = [None] * self.workers
@@ -453,6 +369,7 @@ class RayWorkerPool:
         # node id -> {"actor", "generation", "state", "handle", "network_id", "device"}.
         self._servers: dict[str, dict] = {}
         self._server_calls: dict = {}  # ObjectRef -> (node id, generation, network id of set_network, or None: serving)
+        self._server_budgets: dict[str, RestartBudget] = {}
         self._node_of: dict[int, str] = {}  # actor -> its node id
         self._server_class = ray.remote(NodeInferenceServer) if selfplay_cfg.inference_server else None
         self._channels_name = f"alphazero-channels-ray-{os.getpid()}-{int(time.time() * 1e6) % 10**12}"
@@ -491,9 +408,12 @@ class RayWorkerPool:
     def idle_workers(self) -> list[int]:
         return [w for w, task in self.current.items() if task is None]
 
-    def poll(self, timeout: float = 0.5) -> list[tuple]:
-        """The messages since the last poll (waiting up to `timeout` for the first). Raises
-        what stopped the pump thread, if anything did (a shard it could not write)."""
+    def poll(self, timeout: float = 0.5) -> list[Report]:
+        """The reports since the last poll (waiting up to `timeout` for the first). Raises
+        what stopped the pump thread, if anything did (a shard it could not write, an actor past
+        its restart budget)."""
+        if isinstance(self._failure, ProcessKeepsDying):
+            raise ProcessKeepsDying(str(self._failure))
         if self._failure is not None:
             raise RuntimeError(f"Ray self-play stopped: {self._failure!r}") from self._failure
         messages = []
@@ -543,7 +463,7 @@ class RayWorkerPool:
         self._closing.set()
         self._pump_thread.join(max(timeout, 0.0) + 5.0)
         with self._lock:
-            for owner in list(self._buffers):
+            for owner in list(self._cutters):
                 self._flush(owner)
             closing = [server["actor"].close.remote() for server in self._servers.values()]
             try:
@@ -589,7 +509,7 @@ class RayWorkerPool:
         except BaseException as error:  # noqa: BLE001 - handed to the training loop by poll()
             log.exception("the Ray self-play pump thread failed")
             self._failure = error
-            self._messages.put(("error", -1, -1, {"message": traceback.format_exc()}))
+            self._messages.put(ErrorReport(-1, -1, traceback.format_exc()))
 
     def _pump_loop(self) -> None:
         warned = 0.0
@@ -709,8 +629,15 @@ class RayWorkerPool:
         failed = _actor_failed(self.ray, error)
         if not failed:
             message = getattr(error, "traceback_str", None) or "".join(traceback.format_exception(error))
-            self._messages.put(("error", index, -1, {"message": str(message)}))
+            self._messages.put(ErrorReport(index, -1, str(message)))
             log.error("self-play actor %d failed:\n%s", index, message)
+            self.budgets[index].error(str(message))
+        gone_for_good = not failed or _actor_gone_for_good(self.ray, error)
+        if self._state[index] == UP or gone_for_good:
+            # A death: it was running, or it is replaced by a new actor. (Failed pings of an actor
+            # that is down are Ray still restarting it, not more deaths.) Past the budget the pump
+            # stops and poll() raises.
+            self.budgets[index].died(type(error).__name__)
         self._lost[index] = True
         if self._state[index] == UP:
             self.restarts += 1
@@ -783,6 +710,11 @@ class RayWorkerPool:
         try:
             answer = self.ray.get(ref)
         except Exception as error:  # noqa: BLE001 - its process or node is gone; Ray restarts it on the node
+            budget = self._server_budgets.setdefault(node_id, RestartBudget(
+                f"the inference server of node {server['ip']}", self.selfplay_cfg.max_restarts, self.selfplay_cfg.restart_window_seconds))
+            if not _actor_failed(self.ray, error):
+                budget.error(getattr(error, "traceback_str", None) or str(error))
+            budget.died(type(error).__name__)  # past its budget: the pump stops, poll() raises
             if server["state"] == UP:
                 self.restarts += 1
                 log.warning("inference server of node %s is gone (%s); its actors evaluate on their CPUs until it is back",
@@ -797,6 +729,8 @@ class RayWorkerPool:
             return
         if network_id is None:
             return  # `serving` returned: the server was closed
+        if node_id in self._server_budgets:
+            self._server_budgets[node_id].delivered()
         if server["state"] == DOWN:
             log.info("inference server of node %s is up on %s (pid %d)", self._node_label(answer["node"], answer["node_id"]), answer["device"], answer["pid"])
         server["state"], server["handle"], server["network_id"] = UP, answer["handle"], network_id
@@ -817,23 +751,19 @@ class RayWorkerPool:
 
     def _receive(self, call: _Call, result: dict) -> None:
         owner = call.owner
+        self.budgets[call.actor].delivered()
         self.nodes[call.actor] = node = self._node_label(result["node"], result["node_id"])
         records = unpack_games(result["games"])
-        progress = {"moves": result["moves"], "simulations": result["simulations"], "evaluations": result["evaluations"],
-                    "calls": result["calls"], "evaluator_seconds": result["evaluator_seconds"], "node": node}
-        self._messages.put(("progress", owner, call.task_id, progress))
-        stats = self._buffer_stats[owner]
-        stats["simulations"] += result["simulations"]
-        stats["seconds"] += result["seconds"]
-        stats["network_id"] = result["network_id"]
-        self._buffers[owner].extend(records)
+        self._messages.put(ProgressReport(owner, call.task_id, node=node, **result["progress"]))
+        self._network_of[owner] = result["network_id"]
+        self._cutters[owner].add(records)
         task = self.current.get(owner)
         this_task = task is not None and task.task_id == call.task_id
         if this_task and task.games:
             self.remaining[owner] -= len(records)
         # Shards of games_per_shard games; a finished task's last shard holds all it got.
         if not (this_task and task.games and self.remaining[owner] <= 0):
-            while len(self._buffers[owner]) >= self.selfplay_cfg.games_per_shard:
+            while len(self._cutters[owner].pending) >= self.selfplay_cfg.games_per_shard:
                 self._flush(owner, self.selfplay_cfg.games_per_shard)
         self._maybe_done(owner)
 
@@ -847,46 +777,23 @@ class RayWorkerPool:
             return  # the task's last calls are still out: their games belong to this iteration
         self._flush(owner)
         self.current[owner] = None
-        self._messages.put(("done", owner, task.task_id, {}))
+        self._messages.put(DoneReport(owner, task.task_id))
 
     def _flush(self, owner: int, count: int | None = None) -> None:
         """Write `count` (default: all) of the games held for `owner` as one shard, and say so."""
-        buffer = self._buffers[owner]
-        if not buffer:
+        cutter = self._cutters[owner]
+        if not cutter.pending:
             return
-        records = buffer[:count] if count else list(buffer)
-        stats = self._buffer_stats[owner]
         task = self.current.get(owner)
         task_id = task.task_id if task is not None else -1
         try:
-            path = self.replay.add_games(records, writer_id=f"ray{owner}")
+            for records, path in cutter.cut(task_complete=count is None, count=count):
+                self._messages.put(shard_report(owner, task_id, records, path, self._network_of[owner], nodes=self._positions_by_node(records)))
         except OSError as error:
             if error.errno != errno.ENOSPC:
                 raise
             where = error.filename or f"a replay shard in {self.replay.directory}"
-            self._messages.put(("disk_full", owner, task_id, {"path": str(where), "message": str(error.strerror)}))
-            return
-        del buffer[: len(records)]
-        positions = int(sum(len(r) for r in records))
-        share = len(records) / (len(records) + len(buffer))
-        payload = {
-            "path": str(path),
-            "games": len(records),
-            "positions": positions,
-            "simulations": int(stats["simulations"] * share),
-            "seconds": stats["seconds"] * share,
-            "network_id": stats["network_id"],
-            "mean_length": float(np.mean([len(r) for r in records])),
-            "evaluations": 0,  # counted in the progress messages
-            "calls": 0,
-            "nodes": self._positions_by_node(records),
-        }
-        stats["simulations"] -= payload["simulations"]
-        stats["seconds"] -= payload["seconds"]
-        if not buffer:
-            self._buffer_stats[owner] = _empty_stats()
-        self._messages.put(("shard", owner, task_id, payload))
-
+            self._messages.put(DiskFullReport(owner, task_id, path=str(where), message=str(error.strerror)))
 
     def _positions_by_node(self, records: list[GameRecord]) -> dict[str, int]:
         """Positions of `records` per node label (each game's metadata names its node)."""
@@ -895,7 +802,3 @@ class RayWorkerPool:
             node = self._node_label(str(record.metadata.get("node", "?")), str(record.metadata.get("node_id", "")))
             counts[node] = counts.get(node, 0) + len(record)
         return counts
-
-
-def _empty_stats() -> dict:
-    return {"simulations": 0, "seconds": 0.0, "network_id": None}

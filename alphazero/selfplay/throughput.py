@@ -37,10 +37,11 @@ class PipelineCounters:
         stats = self.pool.server_stats() if self.pool is not None else None
         self._server_start = stats
 
-    def add_progress(self, payload: dict) -> None:
-        self.evaluations += payload.get("evaluations", 0)
-        self.calls += payload.get("calls", 0)
-        self.evaluator_seconds += payload.get("evaluator_seconds", 0.0)
+    def add_progress(self, report) -> None:
+        """Count a worker's `reports.ProgressReport` (its network calls, positions and waits)."""
+        self.evaluations += report.evaluations
+        self.calls += report.calls
+        self.evaluator_seconds += report.evaluator_seconds
 
     def figures(self, seconds: float | None = None) -> dict:
         """mean_batch and evaluations_per_second since reset, per `seconds` of self-play (default:

@@ -1,73 +1,89 @@
-"""Self-play worker processes and the pool that supervises them.
+"""The self-play worker: one object for every backend, and the process that runs it locally.
 
-Each worker owns one BatchedSearch over `concurrent_games` slots for its whole life and keeps every
-slot playing (a continuous stream, see `SelfPlayRunner.step`): as games finish they are cut into
-shards of `games_per_shard` games, each written atomically to the replay directory. A task asks
-for a number of games (0 = until stopped); its last shard holds every game finished by then, and
-the games still in play carry over to the next task. Before each shard the worker checks
-`best.json` and switches to a newly promoted network without restarting (the trees are reset,
-the games go on).
+`SelfPlayWorker` owns a worker's `SelfPlayRunner` (one BatchedSearch over `concurrent_games`
+slots for the worker's whole life, every slot playing all the time: a continuous stream, see
+`SelfPlayRunner.step`), its network (switched without a restart: the trees are reset, the games
+go on) and its counters, which it hands out as typed reports (`reports.ProgressReport`).
+`ShardCutter` cuts the stream of finished games into shards of `games_per_shard` games; a task's
+last shard holds every game finished by then, and the games still in play carry over to the next
+task. Both backends use the two: a local worker process (`worker_main`, started by
+`pool.WorkerPool`) writes its shards itself; a Ray actor (`ray_backend.SelfPlayActor`) sends its
+finished games to the driver, which cuts them with a `ShardCutter` there (there is no shared disk).
 
-Messages (worker -> pool, each worker on its own pipe):
-    ("shard", worker_id, task_id, {"path", "games", "positions", "simulations", "seconds", "network_id",
-                                   "mean_length", "evaluations", "calls", "evaluator_seconds"})
-    ("done", worker_id, task_id, {})
-    ("error", worker_id, task_id, {"message"})
-    ("disk_full", worker_id, task_id, {"path", "message"})   a shard write hit ENOSPC; the run stops
-    ("progress", worker_id, task_id, {"moves", "simulations", "evaluations", "calls",
-                                      "evaluator_seconds"})   since the last report, at most every
-                                     PROGRESS_SECONDS: moves are what a progress bar shows while a
-                                     shard of games is still being played
-    (evaluations, calls and evaluator_seconds: positions sent to the network, network calls and
-    the seconds spent in them since the last progress or shard message, for the mean batch and
-    the workers' share of time waiting for the network)
-A worker that dies (SIGKILL, OOM) is noticed by `WorkerPool.poll` (or its watchdog thread),
-restarted with new channels, and the rest of its task handed to the new process: shards it
-already wrote are complete, games in flight are lost.
+A local worker follows `checkpoints/best.json` (`BestNetworkFollower`) and switches to a newly
+promoted network at a shard boundary. On stop (the run's first Ctrl-C, or the end of the run) it
+finishes the search step in hand, writes every game it finished as a last shard, and saves the
+games still in play to `IN_FLIGHT_DIR/w<id>.npz`: a worker of the resumed run plays them on (the
+search trees are rebuilt), so a clean stop loses no game. Only a process that dies (SIGKILL, a
+second Ctrl-C) loses its games in flight.
 """
 
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import queue
-import threading
 import time
 import traceback
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
-import torch.multiprocessing as mp
 
 from alphazero.mcts.config import MCTSConfig
+from alphazero.othello.record import GameRecord
 from alphazero.selfplay.config import SelfPlayConfig
-from alphazero.selfplay.inference_server import InferenceServer
-
-log = logging.getLogger(__name__)
+from alphazero.selfplay.reports import DiskFullReport, DoneReport, ErrorReport, ProgressReport, ShardReport
 
 PROGRESS_SECONDS = 2.0
+IN_FLIGHT_DIR = "selfplay-in-flight"  # in the run directory
 
 
-class _ProgressReporter:
-    """Sends ("progress", ...) messages with the moves and simulations played since the last one."""
+def in_flight_files(run_dir: str, worker_id: int, workers: int) -> list[str]:
+    """The saved games in flight this worker takes over: its own, and those of workers the
+    resumed run no longer has (worker ids taken modulo `workers`)."""
+    directory = os.path.join(run_dir, IN_FLIGHT_DIR)
+    if not os.path.isdir(directory):
+        return []
+    found = []
+    for name in sorted(os.listdir(directory)):
+        stem, ext = os.path.splitext(name)
+        if ext == ".npz" and stem.startswith("w") and stem[1:].isdigit() and int(stem[1:]) % workers == worker_id:
+            found.append(os.path.join(directory, name))
+    return found
 
-    def __init__(self, result_queue, worker_id: int, task_id: int, runner):
-        self.result_queue, self.worker_id, self.task_id, self.runner = result_queue, worker_id, task_id, runner
-        self.moves, self.last = 0, time.monotonic()
-        self.simulations_reported = runner.simulations_run if runner is not None else 0  # a runner's count spans tasks
 
-    def __call__(self, moves: int) -> None:
-        self.moves += moves
-        now = time.monotonic()
-        if now - self.last >= PROGRESS_SECONDS:
-            simulations = self.runner.simulations_run - self.simulations_reported
-            payload = {"moves": self.moves, "simulations": simulations}
-            counter = getattr(getattr(self.runner, "search", None), "evaluator", None)
-            if isinstance(counter, CountingEvaluator):  # network calls, positions and waits: mean batch, wait share
-                payload.update(counter.take())
-            self.result_queue.put(("progress", self.worker_id, self.task_id, payload))
-            self.moves, self.simulations_reported, self.last = 0, self.runner.simulations_run, now
+def save_in_flight(run_dir: str, worker_id: int, records: list[GameRecord]) -> None:
+    """Keep a stopping worker's games in play for the next session (atomically; none: no file)."""
+    from alphazero.selfplay.packing import save_games
+
+    path = os.path.join(run_dir, IN_FLIGHT_DIR, f"w{worker_id}.npz")
+    if records:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        save_games(path, records)
+
+
+def take_in_flight(run_dir: str, worker_id: int, workers: int) -> list[GameRecord]:
+    """The saved games in flight of this worker (see `in_flight_files`), removed from disk: from
+    here on they are this process's games in play. An unreadable file is set aside (`.bad`)."""
+    from alphazero.selfplay.packing import load_games
+
+    records = []
+    for path in in_flight_files(run_dir, worker_id, workers):
+        try:
+            records.extend(load_games(path))
+        except ValueError:
+            os.replace(path, path + ".bad")
+            continue
+        os.unlink(path)
+    return records
+
+
+@dataclass
+class Task:
+    task_id: int
+    games: int  # games to play; 0 = keep playing until stopped (async mode)
+    seed: int
 
 
 class CountingEvaluator:
@@ -93,45 +109,135 @@ class CountingEvaluator:
 
     def take(self) -> dict:
         """{"evaluations", "calls", "evaluator_seconds"} since the last take (the fields of the
-        workers' progress and shard messages)."""
+        workers' progress reports)."""
         counts = {"evaluations": self.positions, "calls": self.calls, "evaluator_seconds": self.nanoseconds / 1e9}
         self.positions = self.calls = self.nanoseconds = 0
         return counts
 
 
-class _Outbox:
-    """`put(message)` over the worker's own pipe to the pool. A pipe has one writer and no lock,
-    so a worker killed mid-message cannot block anyone else (a shared multiprocessing.Queue's
-    writer lock would stay held)."""
+class SelfPlayWorker:
+    """One self-play worker's games, network and counters, whatever process or actor runs it.
 
-    def __init__(self, connection):
-        self.connection = connection
+    `use_network(id, evaluator, seed)` before the first `play`; `play(seconds)` steps every slot
+    for about `seconds` and returns the games that finished; `progress(worker, task)` reports the
+    work done since the last report."""
 
-    def put(self, message) -> None:
-        try:
-            self.connection.send(message)
-        except (BrokenPipeError, ConnectionResetError):
-            # The pool closed its end: the run is gone or stopping at once (a second Ctrl-C) and
-            # wants nothing more from this worker. Leave now, quietly: a traceback here would only
-            # tell the user about a stop they asked for. Shards already written stay on disk.
-            os._exit(0)
+    def __init__(self, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, metadata: dict | None = None):
+        self.selfplay_cfg, self.mcts_cfg = selfplay_cfg, mcts_cfg
+        self.metadata = dict(metadata or {})
+        self.runner = None
+        self.network_id = None
+        self._moves = 0
+        self._simulations_reported = 0
+
+    def use_network(self, network_id, evaluator, seed: int) -> None:
+        """Play on with network `network_id` through `evaluator` (None keeps the current one: an
+        inference server swaps networks itself). The first call builds the search, seeded by `seed`."""
+        from alphazero.engine.factory import build_search
+        from alphazero.selfplay.games import SelfPlayRunner
+
+        if self.runner is None:
+            rng = np.random.default_rng(seed)
+            search = build_search(self.mcts_cfg, CountingEvaluator(evaluator), self.selfplay_cfg.concurrent_games,
+                                  seed=int(rng.integers(2**31)))
+            cfg = self.selfplay_cfg
+            self.runner = SelfPlayRunner(
+                search, rng, cfg.random_opening_plies,
+                metadata={**self.metadata, "network_id": network_id, "simulations": self.mcts_cfg.simulations, "seed": seed},
+                exact_value_targets=cfg.exact_value_targets,
+                playout_cap_fraction=cfg.playout_cap_fraction,
+                playout_cap_small=cfg.playout_cap_small,
+            )
+        else:
+            if evaluator is not None:
+                self.runner.search.evaluator.inner = evaluator
+            self.runner.new_network(None, network_id)
+        self.network_id = network_id
+
+    def play(self, seconds: float, max_games: int = 0, stop: Callable[[], bool] | None = None) -> list[GameRecord]:
+        """Search steps over every slot until `seconds` passed, `max_games` games finished (0: no
+        limit) or `stop()`; at least one step. Returns the finished games."""
+        finished: list[GameRecord] = []
+        start = time.perf_counter()
+        while True:
+            finished.extend(self.runner.step(on_step=self._count_moves))
+            if (max_games and len(finished) >= max_games) or time.perf_counter() - start >= seconds or (stop is not None and stop()):
+                return finished
+
+    def _count_moves(self, moves: int) -> None:
+        self._moves += moves
+
+    def progress(self, worker: int, task_id: int, node: str | None = None) -> ProgressReport:
+        """The work since the last report: moves, simulations searched, network calls."""
+        simulations = self.runner.simulations_run - self._simulations_reported if self.runner is not None else 0
+        calls = self.runner.search.evaluator.take() if self.runner is not None else {}
+        report = ProgressReport(worker, task_id, moves=self._moves, simulations=simulations, node=node, **calls)
+        self._moves = 0
+        if self.runner is not None:
+            self._simulations_reported = self.runner.simulations_run
+        return report
 
 
-@dataclass
-class Task:
-    task_id: int
-    games: int  # games to play; 0 = keep playing until stopped (async mode)
-    seed: int
+class ShardCutter:
+    """Cuts a stream of finished games into shards of `games_per_shard`, written by `write`
+    (records -> path). A task's last shard takes every game still held (`cut(task_complete=True)`),
+    so none is held back or dropped."""
+
+    def __init__(self, write: Callable[[list[GameRecord]], object], games_per_shard: int):
+        self.write = write
+        self.games_per_shard = games_per_shard
+        self.pending: list[GameRecord] = []
+
+    def add(self, records: list[GameRecord]) -> None:
+        self.pending.extend(records)
+
+    def cut(self, task_complete: bool = False, count: int | None = None):
+        """Write the shards that are due, one at a time: (records, path) for each. Full shards of
+        `games_per_shard`; with `task_complete`, all the games held (in one shard); with `count`,
+        that many at most. A failed write raises and keeps its games held."""
+        while self.pending and (task_complete or count or len(self.pending) >= self.games_per_shard):
+            size = len(self.pending) if task_complete else (count or self.games_per_shard)
+            records = self.pending[:size]
+            path = self.write(records)
+            del self.pending[: len(records)]
+            yield records, path
+            if count:
+                return
 
 
-def _load_evaluator(checkpoint_path: str, selfplay_cfg: SelfPlayConfig, run_dir: str):
-    from alphazero.nn.checkpoint import load_network
+def shard_report(worker: int, task_id: int, records: list[GameRecord], path, network_id, nodes: dict | None = None) -> ShardReport:
+    return ShardReport(worker, task_id, path=str(path), games=len(records), positions=int(sum(len(r) for r in records)),
+                       network_id=network_id, mean_length=float(np.mean([len(r) for r in records])), nodes=dict(nodes or {}))
 
-    return worker_evaluator(load_network(checkpoint_path, device="cpu"), selfplay_cfg, run_dir)
+
+class BestNetworkFollower:
+    """A local worker's network: the one `checkpoints/best.json` names, loaded into this process
+    (or, with an inference server, the server's: it swaps networks itself, the handle stays)."""
+
+    def __init__(self, run_dir: str, selfplay_cfg: SelfPlayConfig, worker_id: int, server_handle=None):
+        self.run_dir, self.selfplay_cfg, self.worker_id, self.server_handle = run_dir, selfplay_cfg, worker_id, server_handle
+        self.network_id = None
+
+    def change(self):
+        """(network id, evaluator or None) when best.json names another network than the last
+        call returned, else None."""
+        from alphazero.best_pointer import read_best_pointer
+
+        best = read_best_pointer(self.run_dir)
+        if best["id"] == self.network_id:
+            return None
+        first = self.network_id is None
+        self.network_id = best["id"]
+        if self.server_handle is not None:
+            return best["id"], (self.server_handle.evaluator(self.worker_id) if first else None)
+        from alphazero.nn.checkpoint import load_network
+
+        network = load_network(best["path"], device="cpu")
+        return best["id"], worker_evaluator(network, self.selfplay_cfg, self.run_dir)
 
 
 def worker_evaluator(net, selfplay_cfg: SelfPlayConfig, run_dir: str):
-    """A worker's evaluator for `net`. precision=auto: the workers' batches are about
+    """A local worker's evaluator for `net`. precision=auto: the workers' batches are about
     concurrent_games positions; the verdict is cached in the run directory, so the first process
     to ask measures (under a file lock) and the others, and later networks, read it."""
     from alphazero.engine.factory import build_evaluator
@@ -159,32 +265,86 @@ def resolve_worker_precision(net, selfplay_cfg: SelfPlayConfig, run_dir: str):
         torch.set_num_threads(previous)
 
 
-def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, task_queue, result_queue, stop_event, server_handle=None):
-    """Entry point of a worker process (spawned)."""
+class _Outbox:
+    """`put(report)` over the worker's own pipe to the pool. A pipe has one writer and no lock,
+    so a worker killed mid-message cannot block anyone else (a shared multiprocessing.Queue's
+    writer lock would stay held)."""
+
+    def __init__(self, connection):
+        self.connection = connection
+
+    def put(self, report) -> None:
+        try:
+            self.connection.send(report)
+        except (BrokenPipeError, ConnectionResetError):
+            # The pool closed its end: the run is gone or stopping at once (a second Ctrl-C) and
+            # wants nothing more from this worker. Leave now, quietly: a traceback here would only
+            # tell the user about a stop they asked for. Shards already written stay on disk.
+            os._exit(0)
+
+
+def play_task(worker: SelfPlayWorker, worker_id: int, task: Task, follower: BestNetworkFollower, cutter: ShardCutter,
+              emit: Callable, stop: Callable[[], bool]) -> bool:
+    """Play `task` (its games, or until `stop()` when it asks for 0), cutting shards and emitting
+    reports; False when the run must stop (the disk is full)."""
+    played = 0
+    while (task.games == 0 or played < task.games) and not stop():
+        if not cutter.pending:  # at a shard boundary: a newly promoted network takes over here
+            change = follower.change()
+            if change is not None:
+                worker.use_network(*change, seed=task.seed)
+        cutter.add(worker.play(PROGRESS_SECONDS, stop=stop))
+        complete = task.games != 0 and played + len(cutter.pending) >= task.games
+        written = write_shards(worker, worker_id, task.task_id, cutter, emit, task_complete=complete)
+        if written is None:
+            return False
+        played += written
+    return True
+
+
+def write_shards(worker: SelfPlayWorker, worker_id: int, task_id: int, cutter: ShardCutter, emit: Callable,
+                 task_complete: bool) -> int | None:
+    """Report the work since the last report, then write and report the shards that are due.
+    Returns the games written, or None when a write hit a full disk (reported: the run stops)."""
+    emit(worker.progress(worker_id, task_id))
+    written = 0
+    try:
+        for records, path in cutter.cut(task_complete=task_complete):
+            written += len(records)
+            emit(shard_report(worker_id, task_id, records, path, worker.network_id))
+    except OSError as error:
+        if error.errno != errno.ENOSPC:
+            raise
+        # Not a crash to restart from (the disk stays full): tell the pool, which stops the run.
+        where = error.filename or "a replay shard"
+        emit(DiskFullReport(worker_id, task_id, path=str(where), message=str(error.strerror)))
+        return None
+    return written
+
+
+def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, task_queue, result_queue, stop_event,
+                server_handle=None):
+    """Entry point of a local worker process (spawned by pool.WorkerPool)."""
     import torch
 
+    from alphazero.replay.buffer import ReplayBuffer
     from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent, set_process_name
 
     exit_with_parent()
-
     set_process_name(f"az-worker-{worker_id}")
-    if hasattr(result_queue, "send"):
-        result_queue = _Outbox(result_queue)
+    outbox = _Outbox(result_queue) if hasattr(result_queue, "send") else result_queue
     # Ctrl-C and SIGTERM reach the whole process group; the pool stops workers through stop_event
     # instead, so a worker never dies mid-shard because the user asked the run to stop cleanly.
     leave_stopping_to_the_parent()
-
     torch.set_num_threads(selfplay_cfg.threads_per_worker)
-    from alphazero.engine.factory import build_search
-    from alphazero.replay.buffer import ReplayBuffer
-    from alphazero.selfplay.games import SelfPlayRunner
-    from alphazero.best_pointer import read_best_pointer
 
     task = None
     try:
         replay = ReplayBuffer(os.path.join(run_dir, "replay"), window_positions=1, scan=False)
-        network_id, evaluator, runner = None, None, None
-        pending: list = []  # finished games not yet in a shard
+        worker = SelfPlayWorker(selfplay_cfg, mcts_cfg, metadata={"worker": worker_id})
+        follower = BestNetworkFollower(run_dir, selfplay_cfg, worker_id, server_handle)
+        cutter = ShardCutter(lambda records: replay.add_games(records, writer_id=f"w{worker_id}"), selfplay_cfg.games_per_shard)
+        resumed = take_in_flight(run_dir, worker_id, selfplay_cfg.workers)
         while not stop_event.is_set():
             try:
                 task = task_queue.get(timeout=0.2)
@@ -192,314 +352,22 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
                 continue
             if task is None:
                 break
-            played = 0
-            reporter = _ProgressReporter(result_queue, worker_id, task.task_id, runner)
-            shard_start, shard_simulations = time.perf_counter(), 0
-            while (task.games == 0 or played < task.games) and not stop_event.is_set():
-                if runner is None or not pending:
-                    best = read_best_pointer(run_dir)
-                    if best["id"] != network_id:
-                        network_id = best["id"]
-                        # With an inference server the server swaps networks itself; the handle stays.
-                        if server_handle is None:
-                            evaluator = _load_evaluator(best["path"], selfplay_cfg, run_dir)
-                        elif evaluator is None:
-                            evaluator = server_handle.evaluator(worker_id)
-                        if runner is not None:
-                            runner.search.evaluator.inner = evaluator
-                            runner.new_network(None, network_id)
-                        else:
-                            # One runner for the worker's life: its slots keep their games across
-                            # shards and tasks (a continuous stream; see SelfPlayRunner).
-                            rng = np.random.default_rng(task.seed)
-                            search = build_search(mcts_cfg, CountingEvaluator(evaluator), selfplay_cfg.concurrent_games, seed=int(rng.integers(2**31)))
-                            runner = SelfPlayRunner(
-                                search, rng, selfplay_cfg.random_opening_plies,
-                                metadata={"network_id": network_id, "simulations": mcts_cfg.simulations, "worker": worker_id, "seed": task.seed},
-                                exact_value_targets=selfplay_cfg.exact_value_targets,
-                                playout_cap_fraction=selfplay_cfg.playout_cap_fraction,
-                                playout_cap_small=selfplay_cfg.playout_cap_small,
-                            )
-                            reporter.runner = runner
-                before = runner.simulations_run
-                pending.extend(runner.step(on_step=reporter))
-                shard_simulations += runner.simulations_run - before
-                task_complete = task.games != 0 and played + len(pending) >= task.games
-                if len(pending) < selfplay_cfg.games_per_shard and not (task_complete and pending):
-                    continue
-                # A shard of games_per_shard games, or at the end of a task every game finished
-                # (possibly a few more than the task asked: none is held back or dropped).
-                records = pending if task_complete else pending[: selfplay_cfg.games_per_shard]
-                try:
-                    path = replay.add_games(records, writer_id=f"w{worker_id}")
-                except OSError as error:
-                    if error.errno != errno.ENOSPC:
-                        raise
-                    # Not a crash to restart from (the disk stays full): tell the pool, which stops the run.
-                    where = error.filename or f"a replay shard in {replay.directory}"
-                    result_queue.put(("disk_full", worker_id, task.task_id, {"path": str(where), "message": str(error.strerror)}))
-                    break
-                pending = pending[len(records):]
-                played += len(records)
-                now = time.perf_counter()
-                result_queue.put(
-                    (
-                        "shard",
-                        worker_id,
-                        task.task_id,
-                        {
-                            **runner.search.evaluator.take(),  # network calls since the last report of either kind
-                            "path": str(path),
-                            "games": len(records),
-                            "positions": int(sum(len(r) for r in records)),
-                            "simulations": shard_simulations,
-                            "seconds": now - shard_start,
-                            "network_id": network_id,
-                            "mean_length": float(np.mean([len(r) for r in records])),
-                        },
-                    )
-                )
-                shard_start, shard_simulations = now, 0
-            result_queue.put(("done", worker_id, task.task_id, {}))
+            if resumed and worker.runner is None:
+                worker.use_network(*follower.change(), seed=task.seed)
+                worker.runner.continue_games(resumed)
+            if not play_task(worker, worker_id, task, follower, cutter, outbox.put, stop_event.is_set):
+                return
+            if not stop_event.is_set():
+                outbox.put(DoneReport(worker_id, task.task_id))
+        # Stopped: the games finished so far are kept, and those in play saved for the next session.
+        if cutter.pending and task is not None:
+            write_shards(worker, worker_id, task.task_id, cutter, outbox.put, task_complete=True)
+        if worker.runner is not None:
+            save_in_flight(run_dir, worker_id, worker.runner.games_in_flight())
+        elif resumed:
+            save_in_flight(run_dir, worker_id, resumed)  # stopped before playing them: keep them
     except KeyboardInterrupt:
         pass
-    except Exception:  # reported to the pool, which logs it and restarts the worker
-        result_queue.put(("error", worker_id, task.task_id if task else -1, {"message": traceback.format_exc()}))
+    except Exception:  # reported to the pool, which logs it and restarts the worker (within its budget)
+        outbox.put(ErrorReport(worker_id, task.task_id if task else -1, traceback.format_exc()))
         raise
-
-
-class StopFlag:
-    """A stop flag in a one-word shared file: `is_set()` is a memory read. Unlike a
-    multiprocessing.Event it takes no lock, so a worker killed while checking it cannot leave it
-    locked for the others. Picklable (by path)."""
-
-    def __init__(self, path: str, create: bool = False):
-        self.path = str(path)
-        if create:
-            with open(self.path, "wb") as handle:
-                handle.truncate(8)
-        self._word = np.memmap(self.path, dtype=np.int64, mode="r+", shape=(1,))
-
-    @classmethod
-    def create(cls) -> "StopFlag":
-        import uuid
-
-        from alphazero.selfplay.inference_server import PREFIX, _remove_orphaned_files, _shared_directory
-
-        _remove_orphaned_files()
-        return cls(str(_shared_directory() / f"{PREFIX}{os.getpid()}-stop-{uuid.uuid4().hex[:8]}"), create=True)
-
-    def __reduce__(self):
-        return (StopFlag, (self.path,))
-
-    def is_set(self) -> bool:
-        return bool(self._word[0])
-
-    def set(self) -> None:
-        self._word[0] = 1
-
-    def unlink(self) -> None:
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
-
-
-class WorkerPool:
-    """Starts W worker processes, hands them tasks, restarts any that die (in `poll`, and from a
-    watchdog thread every WATCHDOG_SECONDS when the training loop is busy elsewhere).
-
-    Every channel a worker uses is its own and is made new when it is restarted (its task queue,
-    its result pipe), or takes no lock (the stop flag, the inference server's shared slots), so
-    a worker or the server killed at any moment cannot wedge the others.
-    """
-
-    WATCHDOG_SECONDS = 0.5
-
-    def __init__(self, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts_cfg: MCTSConfig, seed: int):
-        self.run_dir = run_dir
-        self.selfplay_cfg = selfplay_cfg
-        self.mcts_cfg = mcts_cfg
-        self.seed = seed
-        self.ctx = mp.get_context("spawn")
-        self.server = None
-        self.server_handle = None
-        if selfplay_cfg.inference_server:
-            from alphazero.selfplay.inference_server import worker_capacity
-
-            self.server = InferenceServer(
-                self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
-                threads=max(1, selfplay_cfg.threads_per_worker), pipeline=selfplay_cfg.server_pipeline, precision=selfplay_cfg.precision,
-                capacity=worker_capacity(selfplay_cfg.concurrent_games, mcts_cfg.leaves_per_step),
-            )
-            self.server_handle = self.server.handle()
-        self.stop_event = StopFlag.create()
-        self.processes: list = [None] * selfplay_cfg.workers
-        self.task_queues: list = [None] * selfplay_cfg.workers
-        self.readers: list = [None] * selfplay_cfg.workers
-        self.current: dict[int, Task | None] = {}
-        self.remaining: dict[int, int] = {}  # worker -> games of its task not yet reported
-        self.next_task_id = 0
-        self.restarts = 0
-        self._lock = threading.RLock()
-        self._held: list[tuple] = []  # messages of dead workers drained by the watchdog
-        self._closing = threading.Event()
-        for worker_id in range(selfplay_cfg.workers):
-            self._start(worker_id)
-        self._watchdog = threading.Thread(target=self._watch, name="selfplay-watchdog", daemon=True)
-        self._watchdog.start()
-
-    def _start(self, worker_id: int) -> None:
-        task_queue = self.ctx.Queue()
-        reader, writer = self.ctx.Pipe(duplex=False)
-        process = self.ctx.Process(
-            target=worker_main,
-            args=(worker_id, self.run_dir, self.selfplay_cfg, self.mcts_cfg, task_queue, writer, self.stop_event, self.server_handle),
-            name=f"selfplay-{worker_id}",
-            daemon=True,
-        )
-        process.start()
-        writer.close()  # the worker holds the only write end: its death reads as end of file
-        self.processes[worker_id] = process
-        self.task_queues[worker_id] = task_queue
-        self.readers[worker_id] = reader
-        self.current[worker_id] = None
-
-    def _task_seed(self) -> int:
-        # Distinct, reproducible seed per task: run seed and task number through SeedSequence.
-        return int(np.random.SeedSequence([self.seed, self.next_task_id]).generate_state(1)[0])
-
-    def assign(self, worker_id: int, games: int) -> None:
-        with self._lock:
-            task = Task(self.next_task_id, games, self._task_seed())
-            self.next_task_id += 1
-            self.current[worker_id] = task
-            self.remaining[worker_id] = games
-            self.task_queues[worker_id].put(task)
-
-    def idle_workers(self) -> list[int]:
-        return [w for w, task in self.current.items() if task is None]
-
-    def _receive(self, timeout: float) -> list[tuple]:
-        """Every message waiting in the workers' pipes (waiting up to `timeout` for the first)."""
-        from multiprocessing.connection import wait
-
-        readers = [r for r in self.readers if r is not None]
-        messages = []
-        for reader in wait(readers, timeout) if readers else []:
-            try:
-                while reader.poll():
-                    messages.append(reader.recv())
-            except (EOFError, OSError):  # the worker is gone; poll() restarts it with a new pipe
-                reader.close()
-                self.readers[self.readers.index(reader)] = None
-        if not readers:
-            time.sleep(timeout)
-        return messages
-
-    def poll(self, timeout: float = 0.5) -> list[tuple]:
-        """Collect worker messages; restart dead workers and re-queue the rest of their task."""
-        with self._lock:
-            messages, self._held = self._held + self._receive(timeout), []
-            self._account(messages)
-            if self.server is not None:
-                self.server.ensure_alive()
-            messages.extend(self._restart_dead())
-        return messages
-
-    def _watch(self) -> None:
-        """Restart dead workers even while the training loop does not poll (an arena match, a
-        long training burst); their last messages wait for the next poll()."""
-        while not self._closing.wait(self.WATCHDOG_SECONDS):
-            with self._lock:
-                if not self.stop_event.is_set():
-                    self._held.extend(self._restart_dead())
-
-    def _restart_dead(self) -> list[tuple]:
-        """Restart every dead worker with new channels and the rest of its task; returns the
-        messages it left (already accounted)."""
-        messages = []
-        for worker_id, process in enumerate(self.processes):
-            if process.is_alive() or self.stop_event.is_set():
-                continue
-            # Its last messages (shards written before it died) first.
-            last = self._drain(worker_id)
-            self._account(last)
-            messages.extend(last)
-            task = self.current.get(worker_id)
-            log.warning("self-play worker %d died (exit code %s); restarting it", worker_id, process.exitcode)
-            self.restarts += 1
-            self._start(worker_id)
-            if task is not None:
-                games = self.remaining.get(worker_id, task.games) if task.games else 0
-                if task.games == 0 or games > 0:
-                    self.assign(worker_id, games)
-        return messages
-
-    def kill(self) -> None:
-        """Stop every child now (SIGKILL after 0.1 s), for a run interrupted at once (a second
-        Ctrl-C): their games in flight are lost, every finished shard is already on disk."""
-        self.close(timeout=0.0)
-
-    def _account(self, messages) -> None:
-        """Track each worker's task: games reported, task done, errors logged."""
-        for kind, worker_id, task_id, payload in messages:
-            task = self.current.get(worker_id)
-            if task is None or task.task_id != task_id:
-                continue
-            if kind == "shard" and task.games:
-                self.remaining[worker_id] -= payload["games"]
-            elif kind == "done":
-                self.current[worker_id] = None
-            elif kind == "error":
-                log.error("self-play worker %d failed:\n%s", worker_id, payload["message"])
-
-    def _drain(self, worker_id: int) -> list[tuple]:
-        """The messages a dead worker left in its pipe."""
-        reader, messages = self.readers[worker_id], []
-        if reader is None:
-            return messages
-        try:
-            while reader.poll():
-                messages.append(reader.recv())
-        except (EOFError, OSError):
-            pass
-        reader.close()
-        self.readers[worker_id] = None
-        return messages
-
-    def publish(self, network_id: int, net) -> None:
-        """A new best network: nothing to send. The workers (and the inference server) read
-        `checkpoints/best.json`, which the trainer writes first, and load it themselves; the Ray
-        backend's pool (ray_backend.RayWorkerPool) sends it through the object store instead."""
-
-    def server_stats(self) -> dict | None:
-        """The inference server's counters (calls, positions, busy_seconds), or None without one."""
-        return self.server.stats() if self.server is not None else None
-
-    def close(self, timeout: float = 10.0) -> None:
-        """Stop the workers (and the server): they finish the step in hand, then exit; any still
-        alive after `timeout` seconds is killed. Idempotent (after `kill`, the run's own close
-        does nothing)."""
-        if getattr(self, "_closed", False):
-            return
-        self._closed = True
-        self._closing.set()
-        self._watchdog.join(5)
-        self.stop_event.set()
-        for task_queue in self.task_queues:
-            if task_queue is not None:
-                task_queue.put(None)
-        deadline = time.monotonic() + timeout
-        for process in self.processes:
-            if process is not None:
-                process.join(max(0.1, deadline - time.monotonic()))
-                if process.is_alive():
-                    process.kill()  # it ignores SIGTERM (see leave_stopping_to_the_parent)
-                    process.join(2)
-        if self.server is not None:
-            self.server.close(timeout)
-        for reader in self.readers:
-            if reader is not None:
-                reader.close()
-        self.stop_event.unlink()

@@ -18,7 +18,8 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from alphazero.config import register_configs, to_typed
+from alphazero.train.schema import register_configs, to_typed
+from alphazero.train.usage import help_text, wants_help
 
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 
@@ -31,6 +32,7 @@ _GROUP = None
 @hydra.main(version_base=None, config_path=CONF_DIR, config_name="config")
 def _entry(raw: DictConfig) -> None:
     from alphazero.train.loop import TrainingRun
+    from alphazero.selfplay.restarts import ProcessKeepsDying
     from alphazero.train.run_dir import DiskFullError, RunDirectoryError
 
     try:
@@ -46,6 +48,10 @@ def _entry(raw: DictConfig) -> None:
         # The run had started: its log (console and log.txt) says why it stopped, once.
         logging.getLogger("alphazero.train").error("%s", err)
         sys.exit(2)
+    except ProcessKeepsDying as err:
+        # A worker or the inference server that dies on every start: its last error, once.
+        logging.getLogger("alphazero.train").error("%s", err)
+        sys.exit(3)
     except (RunDirectoryError, ValueError) as err:
         _refuse(err)
     except KeyboardInterrupt:
@@ -61,6 +67,10 @@ def _refuse(err: Exception) -> None:
 
 
 def main() -> None:
+    if wants_help(sys.argv[1:]):
+        # The presets and groups on one screen (Hydra's --help would print the whole config).
+        print(help_text(CONF_DIR, __doc__.split("Examples:\n", 1)[-1]), end="")
+        return
     # Judge the command line before Hydra creates the run directory and its .hydra/: a refused
     # start leaves the file system as it was.
     from alphazero.train.startup import StartRefused, check_command_line, training_processes

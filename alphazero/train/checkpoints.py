@@ -90,7 +90,33 @@ def save_latest(run_dir, net, trainer, run_state: dict, numbered: bool) -> Path:
 
 
 def load_latest(run_dir):
+    """The resume point, or None where there is none; CheckpointError for an unusable latest.pt,
+    saying what to do about it (`unusable_latest_hint`)."""
     path = checkpoint_dir(run_dir) / "latest.pt"
     if not path.exists():
         return None
-    return load_checkpoint(path)
+    try:
+        return load_checkpoint(path)
+    except CheckpointError as error:
+        raise CheckpointError(f"{error}; {unusable_latest_hint(run_dir)}") from None
+
+
+def unusable_latest_hint(run_dir) -> str:
+    """What to do when latest.pt cannot be read: copy the newest numbered copy that loads over it
+    (the steps after it are lost; the games played since are still in replay/), or, without one,
+    start a new run from the best network (a resume without latest.pt would count steps from 0
+    again under the run's old curves)."""
+    directory = checkpoint_dir(run_dir)
+    for candidate in sorted(directory.glob("step-*.pt"), reverse=True):
+        try:
+            step = load_checkpoint(candidate).extra.get("step")
+        except CheckpointError:
+            continue
+        return (
+            f"to resume from the newest readable numbered copy beside it (step {step}), copy it over latest.pt: "
+            f"cp {candidate} {directory / 'latest.pt'}"
+        )
+    return (
+        "no readable step-*.pt beside it (train.checkpoint_every_steps writes them): to go on from the run's best "
+        f"network, start a new run from it: train.init_from={directory / 'best.pt'} run.dir=NEW_DIR"
+    )

@@ -12,12 +12,13 @@ from alphazero.validation import require, require_choice
 _DISTINCT_OPENINGS = {0: 1, 1: 4, 2: 12, 3: 54, 4: 236}
 
 
-def _require_enough_openings(group: str, pairs: int, plies: int) -> None:
+def _require_enough_openings(group: str, pairs: int, plies: int, what: str = "") -> None:
     available = _DISTINCT_OPENINGS.get(plies)
+    what = what or f"{group}.pairs"
     if available is not None and pairs > available:
         raise ValueError(
-            f"{group}.pairs={pairs} needs {pairs} distinct openings but only {available} exist after "
-            f"{plies} plies; raise {group}.opening_plies or lower {group}.pairs"
+            f"{what}={pairs} needs {pairs} distinct openings but only {available} exist after "
+            f"{plies} plies; raise {group}.opening_plies or lower {what}"
         )
 
 
@@ -75,6 +76,9 @@ class TrainConfig:
         require(self.replay_ratio > 0, "train.replay_ratio", self.replay_ratio, "> 0")
         require(self.window_positions >= self.batch_size, "train.window_positions", self.window_positions, f">= train.batch_size ({self.batch_size})")
         require(self.min_positions >= 1, "train.min_positions", self.min_positions, ">= 1")
+        # Training waits until the window holds min_positions, which it never can above its size.
+        require(self.min_positions <= self.window_positions, "train.min_positions", self.min_positions,
+                f"<= train.window_positions ({self.window_positions})")
         require(self.threads >= 1, "train.threads", self.threads, ">= 1")
         require(self.lr_warmup_steps >= 0, "train.lr_warmup_steps", self.lr_warmup_steps, ">= 0")
         require(self.lr_total_steps >= 1, "train.lr_total_steps", self.lr_total_steps, ">= 1")
@@ -89,14 +93,28 @@ class TrainConfig:
 
 @dataclass
 class ArenaConfig:
-    """Gating: the candidate (the network being trained) plays the current best."""
+    """Gating: the candidate (the network being trained) plays the current best.
+
+    With gating, rounds of `pairs` paired games are played until a sequential test (SPRT, see
+    alphazero.arena.sprt) decides between "not better than the best by more than sprt_elo0" and
+    "better by sprt_elo1 or more", with error rates sprt_alpha (promoting a network that is not
+    better) and sprt_beta (keeping one that is), or until max_pairs pairs were played (then the
+    best is kept). A promoted network's Elo step is measured on `elo_pairs` fresh pairs played
+    after the decision, so the `elo/best` curve is not inflated by the selection. Without gating,
+    one round of `pairs` pairs measures the step of the network that becomes the best anyway."""
 
     gating: bool = True  # false = the latest network always becomes the self-play network (as in AlphaZero); the match still measures its Elo
     every_steps: int = 1000  # gate after this many training steps
-    pairs: int = 20  # games = 2 * pairs (each opening with colours swapped)
+    first_step: int = 0  # the first gate at this step instead (an early Elo point); 0 = every_steps
+    pairs: int = 20  # games per round = 2 * pairs (each opening with colours swapped)
     opening_plies: int = 4
     simulations: int = 50
-    threshold: float = 0.55  # promotion when the candidate's score >= threshold
+    sprt_elo0: float = 0.0
+    sprt_elo1: float = 50.0
+    sprt_alpha: float = 0.05
+    sprt_beta: float = 0.1
+    max_pairs: int = 100  # the sequential test's cap (whole rounds: the last may pass it)
+    elo_pairs: int = 20  # fresh pairs measuring a promoted network's Elo step (gating only)
     # torch threads of the arena's (and eval's) network calls. Its batches are small (one per game
     # in progress), and a second OpenMP thread on a busy CPU can make them 10x slower, so 1.
     threads: int = 1
@@ -107,12 +125,24 @@ class ArenaConfig:
     def __post_init__(self):
         require_choice("arena.precision", self.precision, PRECISIONS)
         require(self.every_steps >= 1, "arena.every_steps", self.every_steps, ">= 1")
+        require(self.first_step >= 0, "arena.first_step", self.first_step, ">= 0 (0 = arena.every_steps)")
         require(self.pairs >= 1, "arena.pairs", self.pairs, ">= 1")
         require(0 <= self.opening_plies <= 20, "arena.opening_plies", self.opening_plies, "in 0..20")
         require(self.simulations >= 0, "arena.simulations", self.simulations, ">= 0")
-        require(0 < self.threshold <= 1, "arena.threshold", self.threshold, "in (0, 1]")
-        require(self.threads >= 1, "arena.threads", self.threads, ">= 1")
         _require_enough_openings("arena", self.pairs, self.opening_plies)
+        require(self.sprt_elo1 > self.sprt_elo0, "arena.sprt_elo1", self.sprt_elo1, f"> arena.sprt_elo0 ({self.sprt_elo0})")
+        require(0 < self.sprt_alpha < 0.5, "arena.sprt_alpha", self.sprt_alpha, "in (0, 0.5)")
+        require(0 < self.sprt_beta < 0.5, "arena.sprt_beta", self.sprt_beta, "in (0, 0.5)")
+        require(self.max_pairs >= self.pairs, "arena.max_pairs", self.max_pairs, f">= arena.pairs ({self.pairs})")
+        require(self.elo_pairs >= 1, "arena.elo_pairs", self.elo_pairs, ">= 1")
+        require(self.threads >= 1, "arena.threads", self.threads, ">= 1")
+        rounds = -(-self.max_pairs // self.pairs)
+        _require_enough_openings("arena", rounds * self.pairs + self.elo_pairs, self.opening_plies,
+                                 "arena.max_pairs (rounded up to whole rounds) + arena.elo_pairs")
+
+    def rounds(self) -> int:
+        """Most rounds of `pairs` pairs a gate plays before it keeps the best."""
+        return -(-self.max_pairs // self.pairs)
 
 
 @dataclass
@@ -120,6 +150,7 @@ class EvalConfig:
     """Score of the best network against fixed baselines, for the learning curves."""
 
     every_steps: int = 2000  # 0 disables
+    first_step: int = 0  # the first evaluation at this step instead (an early score); 0 = every_steps
     baselines: list[str] = field(default_factory=lambda: ["random", "greedy", "alphabeta:depth=2", "grhino:1"])
     pairs: int = 10
     opening_plies: int = 4
@@ -127,6 +158,7 @@ class EvalConfig:
 
     def __post_init__(self):
         require(self.every_steps >= 0, "eval.every_steps", self.every_steps, ">= 0")
+        require(self.first_step >= 0, "eval.first_step", self.first_step, ">= 0 (0 = eval.every_steps)")
         require(self.pairs >= 1, "eval.pairs", self.pairs, ">= 1")
         require(self.simulations >= 0, "eval.simulations", self.simulations, ">= 0")
         require(0 <= self.opening_plies <= 20, "eval.opening_plies", self.opening_plies, "in 0..20")

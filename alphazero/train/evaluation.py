@@ -6,6 +6,7 @@ Both use the same arena code as `python -m alphazero.arena` (paired openings, ba
 from __future__ import annotations
 
 import logging
+import math
 import os
 import shutil
 from contextlib import contextmanager
@@ -13,7 +14,10 @@ from dataclasses import dataclass
 
 import torch
 
+from alphazero.arena.elo import estimate_elo
 from alphazero.arena.match import play_match
+from alphazero.arena.openings import random_openings
+from alphazero.arena.sprt import SPRT, run_sequential
 from alphazero.arena.players import build_player, make_player
 from alphazero.mcts.config import MCTSConfig
 from alphazero.train.config import ArenaConfig, EvalConfig
@@ -25,12 +29,23 @@ GRHINO = "/usr/games/gtp-rhino"
 
 @dataclass
 class GateResult:
+    """A gate's games (the decision's, from the candidate's view), its verdict, and the Elo step
+    the new best would take: from fresh confirmation games with gating, else from the match."""
+
     score: float
     wins: int
     draws: int
     losses: int
-    elo_diff: float
+    elo_diff: float  # of the decision's games (biased upwards for a promoted candidate)
     promoted: bool
+    elo_step: float | None = None  # unbiased step of the network that becomes the best; None if it does not
+    llr: float | None = None  # the sequential test's log-likelihood ratio (gating only)
+    rounds: int = 1
+    truncated: bool = False
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
 
 
 @contextmanager
@@ -47,24 +62,45 @@ def torch_threads(threads: int):
 
 def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
          device="cpu", precision_cache=None) -> GateResult:
-    """Candidate vs best over 2 * cfg.pairs games; promotion at score >= cfg.threshold.
+    """Candidate vs best. With `cfg.gating`, rounds of `cfg.pairs` paired games until the
+    sequential test decides (`arena.sprt`), then, on a promotion, `cfg.elo_pairs` fresh pairs for
+    its Elo step; without, one round, whose Elo is the step of the candidate (the best anyway).
 
     Both search with the run's `mcts` settings (noise off, temperature 0; see
     `engine.factory.play_config`) at `cfg.simulations`, on `device` (the training GPU when there
-    is one), in `cfg.precision` (verdicts cached in `precision_cache`: the run's)."""
+    is one), in `cfg.precision` (verdicts cached in `precision_cache`: the run's). Every game of a
+    gate has its own opening (`random_openings` with `seed`)."""
+    rounds = cfg.rounds() if cfg.gating else 1
+    openings = random_openings(rounds * cfg.pairs + (cfg.elo_pairs if cfg.gating else 0), cfg.opening_plies, seed)
     with torch_threads(threads):
         options = dict(device=device, threads=threads, precision=cfg.precision, precision_cache=precision_cache)
         candidate = build_player(candidate_net, mcts, cfg.simulations, name="candidate", **options)
         best = build_player(best_net, mcts, cfg.simulations, name="best", **options)
-        result = play_match(candidate, best, num_pairs=cfg.pairs, opening_plies=cfg.opening_plies, seed=seed)
-    return GateResult(
-        score=result.score,
-        wins=result.wins,
-        draws=result.draws,
-        losses=result.losses,
-        elo_diff=result.elo_diff,
-        promoted=result.score >= cfg.threshold,
-    )
+
+        def play(first: int, count: int):
+            return play_match(candidate, best, num_pairs=None, openings=openings[first : first + count], seed=seed)
+
+        if not cfg.gating:
+            result = play(0, cfg.pairs)
+            return GateResult(result.score, result.wins, result.draws, result.losses, result.elo_diff, promoted=False,
+                              elo_step=finite_elo(result.elo_diff))
+
+        def play_round(index: int) -> tuple[int, int, int]:
+            result = play(index * cfg.pairs, cfg.pairs)
+            return result.wins, result.draws, result.losses
+
+        test = SPRT(cfg.sprt_elo0, cfg.sprt_elo1, cfg.sprt_alpha, cfg.sprt_beta)
+        decided = run_sequential(test, play_round, rounds)
+        promoted = decided.decision == "H1"
+        elo_step = finite_elo(play(rounds * cfg.pairs, cfg.elo_pairs).elo_diff) if promoted else None
+    return GateResult(decided.score, decided.wins, decided.draws, decided.losses,
+                      estimate_elo(decided.wins, decided.draws, decided.losses).diff, promoted=promoted, elo_step=elo_step,
+                      llr=decided.llr, rounds=decided.rounds, truncated=decided.truncated)
+
+
+def finite_elo(diff: float) -> float:
+    """An Elo difference as a finite step: a clean sweep counts as 400."""
+    return diff if math.isfinite(diff) else math.copysign(400.0, diff)
 
 
 def baseline_spec(name: str) -> str | None:

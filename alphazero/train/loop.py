@@ -29,14 +29,16 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from alphazero.config import Config, to_yaml
+from alphazero.train.schema import Config, to_yaml
 from alphazero.fault_hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.precision import run_cache_file
 from alphazero.replay.buffer import ReplayBuffer
 from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, PipelineCounters, network_only_setting
-from alphazero.selfplay.worker import WorkerPool, resolve_worker_precision
+from alphazero.selfplay.pool import WorkerPool
+from alphazero.selfplay.reports import DiskFullReport, ProgressReport, ShardReport
+from alphazero.selfplay.worker import resolve_worker_precision
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics, resume_purge_step
@@ -82,7 +84,9 @@ class StopRequest:
         if self.requested and signum == signal.SIGINT:
             raise KeyboardInterrupt
         self.requested = True
-        log.info("stop requested (%s): finishing the current unit of work, then saving", signal.Signals(signum).name)
+        log.info("stop requested (%s): finishing the current unit of work; the self-play workers write the games they finished "
+                 "and save those in play (they continue on resume), then the run saves latest.pt. A second Ctrl-C stops at once",
+                 signal.Signals(signum).name)
 
     def __exit__(self, *exc):
         for sig, handler in self._previous.items():
@@ -129,6 +133,8 @@ class TrainingRun:
         self.seconds_at_start = 0.0
         self.saved_step: int | None = None  # the step that the latest.pt on disk holds
         self.workers_ready = False  # a worker has reported progress since the pool started
+        self.first_games_reported = False  # the "first games" status line of this session
+        self.game_lengths_seen: list[float] = []  # mean lengths of earlier iterations' shards
 
     # ------------------------------------------------------------------------------------------
     # Set-up
@@ -148,8 +154,8 @@ class TrainingRun:
             self.net = build_network(latest.model_config)
             self.net.load_state_dict(latest.state_dict)
             self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))
-            self.trainer.optimizer.load_state_dict(latest.optimizer_state)
-            self.trainer.scheduler.load_state_dict(latest.scheduler_state)
+            for change in self.trainer.load_state(latest.optimizer_state, latest.scheduler_state):
+                log.info("resume: %s", change)
             saved = dict(latest.extra)
             saved_rng = saved.pop("rng", None)
             known = {f.name for f in dataclasses.fields(RunState)}
@@ -184,11 +190,13 @@ class TrainingRun:
                 world, cfg.train.batch_size // world, cfg.train.batch_size,
             )
         self.seconds_at_start = self.state.seconds
+        self.session_start = (time.monotonic(), self.state.step, self.state.iteration)
         self.replay = ReplayBuffer(self.run_dir / "replay", window_positions=cfg.train.window_positions,
+                                   min_positions_to_sample=cfg.train.min_positions,
                                    value_target_q_weight=cfg.train.value_target_q_weight)
         self.metrics = Metrics(self.run_dir / "tb", purge_step=resume_purge_step(self.state.step) if cfg.run.resume else None)
         log.info(
-            "run directory %s | model %s | %d self-play workers x %d games | mode %s | device %s",
+            "run directory %s | model %s | self-play workers: %d x %d games | mode %s | device %s",
             self.run_dir, _model_summary(cfg), cfg.selfplay.workers, cfg.selfplay.concurrent_games, cfg.run.mode, self.device,
         )
         log.info("replay buffer: %d games, %d positions on disk", self.replay.total_games, self.replay.total_positions)
@@ -234,14 +242,22 @@ class TrainingRun:
             or (run.max_steps and self.state.step >= run.max_steps)
         )
 
-    def _record_shard(self, payload: dict) -> None:
-        self.pipeline.add_progress(payload)
-        self.selfplay_stats["games"] += payload["games"]
-        self.selfplay_stats["positions"] += payload["positions"]
-        self.selfplay_stats["simulations"] += payload["simulations"]
-        self.selfplay_stats["lengths"].append(payload["mean_length"])
-        for node, positions in payload.get("nodes", {}).items():  # Ray actors say where they ran
-            self.selfplay_stats["nodes"][node] = self.selfplay_stats["nodes"].get(node, 0) + positions
+    def _record(self, report) -> None:
+        """Count a worker report into this iteration's figures (games and positions from shards,
+        search work from progress reports: each counted once, see selfplay.reports)."""
+        stats = self.selfplay_stats
+        if isinstance(report, ShardReport):
+            stats["games"] += report.games
+            stats["positions"] += report.positions
+            stats["lengths"].append(report.mean_length)
+            for node, positions in report.nodes.items():  # Ray actors say where they ran
+                stats["nodes"][node] = stats["nodes"].get(node, 0) + positions
+        elif isinstance(report, ProgressReport):
+            self.pipeline.add_progress(report)
+            stats["simulations"] += report.simulations
+            stats["moves"] += report.moves
+        elif isinstance(report, DiskFullReport):
+            raise OSError(errno.ENOSPC, report.message, report.path)
 
     def _progress_bar(self, total: int, description: str, unit: str) -> tqdm:
         """A progress bar on stderr while a stage takes long; shown on a terminal only (a log file
@@ -259,32 +275,54 @@ class TrainingRun:
             games = share + (1 if worker_id < extra else 0)
             if games:
                 self.pool.assign(worker_id, games)
-        moves, simulations, start = 0, 0, time.perf_counter()
+        start = time.perf_counter()
         description = f"iter {self.state.iteration + 1} self-play"
-        with self._progress_bar(cfg.games_per_iteration, description, "game") as bar:
+        # The bar counts moves, which come every few seconds from every worker (games end
+        # together, all slots having started together): its ETA holds from the first report.
+        expected_moves = cfg.games_per_iteration * self._expected_game_length()
+        with self._progress_bar(expected_moves, description, "move") as bar:
             if not self.workers_ready:
                 # The first moves wait for every worker to load the network and numba to load or
                 # compile the search kernels: say so rather than sit at [00:00<?].
                 bar.set_description(f"{description} (workers starting: loading the network, compiling the search)")
             while any(task is not None for task in self.pool.current.values()):
-                for kind, _, _, payload in self.pool.poll(timeout=0.5):
-                    if kind in ("shard", "progress") and not self.workers_ready:
-                        self.workers_ready = True
+                for report in self.pool.poll(timeout=0.5):
+                    if isinstance(report, (ShardReport, ProgressReport)) and not self.workers_ready:
+                        self._workers_ready()
                         bar.set_description(description)
-                    if kind == "shard":
-                        self._record_shard(payload)
-                        bar.update(payload["games"])
-                    elif kind == "progress":
-                        self.pipeline.add_progress(payload)
-                        moves += payload["moves"]
-                        simulations += payload["simulations"]
-                        rate = simulations / max(time.perf_counter() - start, 1e-9)
-                        bar.set_postfix_str(f"{moves} moves, {rate:,.0f} sims/s", refresh=False)
-                        bar.refresh()
-                    elif kind == "disk_full":
-                        raise OSError(errno.ENOSPC, payload["message"], payload["path"])
+                    self._record(report)
+                    stats = self.selfplay_stats
+                    if isinstance(report, ShardReport) and not self.first_games_reported:
+                        self._report_first_games()
+                    if isinstance(report, ProgressReport):
+                        bar.total = max(bar.total, stats["moves"])
+                        bar.update(report.moves)
+                    rate = stats["simulations"] / max(time.perf_counter() - start, 1e-9)
+                    bar.set_postfix_str(f"{stats['games']}/{cfg.games_per_iteration} games, {rate:,.0f} sims/s", refresh=False)
+                    bar.refresh()
                 if stop.requested:
                     return
+
+    def _workers_ready(self) -> None:
+        self.workers_ready = True
+        log.info("self-play workers playing after %.0f s", time.monotonic() - self.pool_started)
+
+    def _expected_game_length(self) -> float:
+        """Plies a game takes: this run's mean so far, else a full game from the opening."""
+        lengths = self.selfplay_stats["lengths"] or self.game_lengths_seen
+        return float(np.mean(lengths)) if lengths else 60.0 - self.cfg.selfplay.random_opening_plies
+
+    def _report_first_games(self) -> None:
+        """A status line as soon as this session's first games are in, before a whole iteration
+        (and its training) is over: the pipeline works, and how fast."""
+        self.first_games_reported = True
+        stats, seconds = self.selfplay_stats, time.perf_counter() - self.selfplay_stats["start"]
+        log.info(
+            "first games | %d games, %d positions in %.0fs since self-play began | %.1f pos/s %.0f sims/s | training starts once "
+            "the buffer holds %d positions (has %d) | %s",
+            stats["games"], stats["positions"], seconds, stats["positions"] / max(seconds, 1e-9), stats["simulations"] / max(seconds, 1e-9),
+            self.cfg.train.min_positions, self.replay.window_size + stats["positions"], _duration(self._elapsed()),
+        )
 
     def train_steps(self, max_steps: int | None, stop: StopRequest) -> int:
         """Train while the replay ratio allows (and at most `max_steps`); returns steps taken."""
@@ -312,27 +350,38 @@ class TrainingRun:
             if bar is not None:
                 bar.update()
             self.metrics.add_losses(losses)
-            if self.state.step % self.cfg.run.log_every_steps == 0:
+            # The first step's losses at once (a curve from the first minute), then every
+            # log_every_steps; whatever a burst leaves is written at its end (below).
+            if self.state.step % self.cfg.run.log_every_steps == 0 or self.state.step == 1:
                 self.metrics.flush_losses(self.state.step, samples_per_second=taken * cfg.batch_size / (time.perf_counter() - start))
             if self.state.step % cfg.checkpoint_every_steps == 0:
                 self.save(numbered=True)
             if self.cfg.run.mode == "async":
                 self.maybe_gate_and_eval()
+        if taken:
+            self.metrics.flush_losses(self.state.step, samples_per_second=taken * cfg.batch_size / (time.perf_counter() - start))
         if bar is not None:
             bar.close()
         return taken
 
     def maybe_gate_and_eval(self) -> None:
-        arena, evaluation = self.cfg.arena, self.cfg.eval
-        if self.state.step - self.state.last_gate_step >= arena.every_steps:
+        """Gate every arena.every_steps and evaluate every eval.every_steps; the first of each
+        comes at arena.first_step / eval.first_step when those are set (strength points early in
+        a run, before the regular schedule starts)."""
+        arena, evaluation, state = self.cfg.arena, self.cfg.eval, self.state
+        first_gate = state.gates == 0 and arena.first_step and state.step >= arena.first_step
+        if first_gate or state.step - state.last_gate_step >= arena.every_steps:
             self.gate_or_publish()
-        if evaluation.every_steps and self.state.step - max(self.state.last_eval_step, 0) >= evaluation.every_steps:
+        first_eval = state.last_eval_step < 0 and evaluation.first_step and state.step >= evaluation.first_step
+        if evaluation.every_steps and (first_eval or state.step - max(state.last_eval_step, 0) >= evaluation.every_steps):
             self.evaluate()
 
     def gate_or_publish(self) -> None:
-        """The candidate plays the best. With gating it must score `arena.threshold` to become the
-        self-play network; without gating it becomes it anyway (as in AlphaZero), and the match
-        only measures its Elo step, so the `elo/best` ladder means the same in both modes."""
+        """The candidate plays the best. With gating it becomes the self-play network only when
+        the sequential test says it is better (arena.sprt_*: its error rates are in the config and
+        the log line); without gating it becomes it anyway (as in AlphaZero), and the match only
+        measures its Elo step. Either way the `elo/best` curve adds steps measured on games that
+        did not decide the promotion (see alphazero.arena.sprt), so it does not drift upwards."""
         fault_point("arena")
         self.state.last_gate_step = self.state.step
         self.state.gates += 1
@@ -341,20 +390,29 @@ class TrainingRun:
         candidate.eval()
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
-        result = gate(candidate, best, self.cfg.arena, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads,
+        cfg = self.cfg.arena
+        result = gate(candidate, best, cfg, seed=int(self.rng.integers(2**31)), threads=cfg.threads,
                       mcts=self.cfg.mcts, device=self._arena_device(), precision_cache=run_cache_file(self.run_dir))
-        gating = self.cfg.arena.gating
-        promote = result.promoted or not gating
+        if cfg.gating:
+            verdict = ("promoted" if result.promoted else "kept best") + (" (cap reached)" if result.truncated else "")
+            test = (f", LLR {result.llr:+.2f} in [{math.log(cfg.sprt_beta / (1 - cfg.sprt_alpha)):.2f}, "
+                    f"{math.log((1 - cfg.sprt_beta) / cfg.sprt_alpha):.2f}] (SPRT elo0={cfg.sprt_elo0:g} elo1={cfg.sprt_elo1:g} "
+                    f"alpha={cfg.sprt_alpha:g} beta={cfg.sprt_beta:g})")
+            step = f"; Elo step {result.elo_step:+.0f} on {2 * cfg.elo_pairs} fresh games" if result.promoted else ""
+        else:
+            verdict, test, step = "published (no gating)", "", ""
         log.info(
-            "arena: candidate vs best #%d: +%d =%d -%d, score %.3f (Elo %+.0f) in %.0fs -> %s",
-            self.state.best_id, result.wins, result.draws, result.losses, result.score, result.elo_diff, time.perf_counter() - start,
-            ("promoted" if result.promoted else "kept best") if gating else "published (no gating)",
+            "arena: candidate vs best #%d: +%d =%d -%d over %d games, score %.3f (Elo %+.0f)%s%s in %.0fs -> %s",
+            self.state.best_id, result.wins, result.draws, result.losses, result.games, result.score, result.elo_diff, test, step,
+            time.perf_counter() - start, verdict,
         )
         self.metrics.scalar("arena/score", result.score, self.state.step)
         self.metrics.scalar("arena/elo_diff", result.elo_diff, self.state.step)
-        if promote:
-            elo_step = result.elo_diff if math.isfinite(result.elo_diff) else math.copysign(400.0, result.elo_diff)
-            self._promote(candidate, elo_gain=max(elo_step, 0.0) if gating else elo_step)
+        self.metrics.scalar("arena/games", result.games, self.state.step)
+        if result.llr is not None:
+            self.metrics.scalar("arena/llr", result.llr, self.state.step)
+        if result.promoted or not cfg.gating:
+            self._promote(candidate, elo_gain=result.elo_step)
         self.metrics.scalar("arena/promotions", self.state.promotions, self.state.step)
 
     def _promote(self, net, elo_gain: float) -> None:
@@ -438,9 +496,10 @@ class TrainingRun:
                 seed = _pool_seed(self.cfg.run.seed, self.state.iteration, self.replay.total_games)
                 log.info(
                     "starting %d self-play worker(s)%s: loading the network and compiling the search kernels "
-                    "(about 10 s, longer the first time numba compiles them)",
+                    "(10-40 s; a minute or more the first time numba compiles them)",
                     self.cfg.selfplay.workers, " and the inference server" if self.cfg.selfplay.inference_server else "",
                 )
+                self.pool_started = time.monotonic()
                 self.pool = self._start_pool(seed)
                 self.gpu_utilization = GpuUtilization()
                 self.efficiency = _efficiency_gauge(self.cfg, self.net, self.run_dir)
@@ -460,6 +519,7 @@ class TrainingRun:
                     raise
                 finally:
                     self.pool.close()
+                    self._say_what_was_kept()
                     self.gpu_utilization.close()
                     if self.disk_full is None:
                         self.save()
@@ -472,6 +532,17 @@ class TrainingRun:
             raise
         finally:
             lock.release()
+
+    def _say_what_was_kept(self) -> None:
+        """After the workers stopped: how many games in play they saved for the next session."""
+        from alphazero.selfplay.packing import count_games
+        from alphazero.selfplay.worker import IN_FLIGHT_DIR
+
+        directory = self.run_dir / IN_FLIGHT_DIR
+        saved = sum(count_games(path) for path in directory.glob("w*.npz")) if directory.is_dir() else 0
+        if saved:
+            log.info("self-play stopped: every finished game is in replay/; %d games in play were saved to %s and continue "
+                     "when the run resumes", saved, directory)
 
     def _start_pool(self, seed: int):
         """The self-play workers: processes on this machine (`selfplay.backend=local`), or actors
@@ -492,7 +563,9 @@ class TrainingRun:
         return pool
 
     def _new_iteration_stats(self) -> None:
-        self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "lengths": [], "nodes": {}, "start": time.perf_counter()}
+        if getattr(self, "selfplay_stats", None) and self.selfplay_stats["lengths"]:
+            self.game_lengths_seen = self.selfplay_stats["lengths"][-8:]
+        self.selfplay_stats = {"games": 0, "positions": 0, "simulations": 0, "moves": 0, "lengths": [], "nodes": {}, "start": time.perf_counter()}
         self.pipeline = PipelineCounters(self.pool)
         self.last_promotion = None
         self.last_eval = None
@@ -520,13 +593,12 @@ class TrainingRun:
         self._new_iteration_stats()
         last_report = time.perf_counter()
         while not stop.requested and not self._budget_spent():
-            for kind, _, _, payload in self.pool.poll(timeout=0.2):
-                if kind == "shard":
-                    self._record_shard(payload)
-                elif kind == "progress":
-                    self.pipeline.add_progress(payload)
-                elif kind == "disk_full":
-                    raise OSError(errno.ENOSPC, payload["message"], payload["path"])
+            for report in self.pool.poll(timeout=0.2):
+                self._record(report)
+                if isinstance(report, (ShardReport, ProgressReport)) and not self.workers_ready:
+                    self._workers_ready()
+                if isinstance(report, ShardReport) and not self.first_games_reported:
+                    self._report_first_games()
             for worker_id in self.pool.idle_workers():
                 self.pool.assign(worker_id, 0)
             train_start = time.perf_counter()
@@ -586,12 +658,28 @@ class TrainingRun:
         loss_text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f})" if losses else "loss -"
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
+        left = self._time_left()
         log.info(
-            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s",
+            "iter %d | games %d (+%d) | positions %d | %.1f pos/s %.0f sims/s%s%s | steps %d (+%d) | %s | buffer %d | best #%d Elo %.0f%s%s | %s%s",
             s.iteration, self.replay.total_games, stats["games"], self.replay.total_positions, positions_per_s, sims_per_s,
             "".join(f" | {node} {rate:.1f} pos/s" for node, rate in per_node.items()), _pipeline_text(pipeline),
             s.step, steps, loss_text, self.replay.window_size, s.best_id, s.best_elo, arena, evaluation, _duration(self._elapsed()),
+            f", about {left} left" if left else "",
         )
+
+    def _time_left(self) -> str | None:
+        """The time this run's budget (run.max_minutes, max_steps, max_iterations) leaves, at this
+        session's pace so far: the soonest of them; None without a budget."""
+        run, (started, step0, iteration0) = self.cfg.run, self.session_start
+        spent = time.monotonic() - started
+        estimates = []
+        if run.max_minutes:
+            estimates.append(run.max_minutes * 60 - self._elapsed())
+        if run.max_steps and self.state.step > step0:
+            estimates.append((run.max_steps - self.state.step) * spent / (self.state.step - step0))
+        if run.max_iterations and self.state.iteration > iteration0:
+            estimates.append((run.max_iterations - self.state.iteration) * spent / (self.state.iteration - iteration0))
+        return _duration(max(0.0, min(estimates))) if estimates else None
 
 
 def _efficiency_gauge(cfg: Config, net, run_dir: Path) -> EfficiencyGauge:

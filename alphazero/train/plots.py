@@ -2,9 +2,14 @@
 
     python -m alphazero.train.plots RUN_DIR [RUN_DIR ...] OUT_DIR [--prefix NAME]
 
-Writes OUT_DIR/<prefix>losses.png, <prefix>selfplay.png, <prefix>strength.png. With several run
-directories every panel overlays the runs (one line each, labelled by the directory's name), which is
-how an ablation's runs are compared. Needs matplotlib (`pip install -e ".[plots]"`).
+Writes OUT_DIR/<prefix>losses.png, <prefix>selfplay.png, <prefix>strength.png; a figure with no
+data yet (a run that has not trained, or not gated, so far) is not written, and one line on stderr
+says so. With several run directories every panel overlays the runs, one line each, which is how an
+ablation's runs are compared: labelled by the overrides that differ between them (the jobs of a
+sweep, `run.dir/0`, `run.dir/1`, ..., read from each one's `.hydra/overrides.yaml`: `mcts.c_puct=1.0`)
+or else by the directory's name. The Elo curve starts at the first best network (Elo 0 at step 0)
+and holds its value to the run's last gate, so a run that never promotes still has one.
+Needs matplotlib (`pip install -e ".[plots]"`).
 """
 
 from __future__ import annotations
@@ -12,6 +17,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+# What each figure waits for, said when there is none yet.
+MISSING = {
+    "losses": "no loss points yet (they come with the first training steps)",
+    "selfplay": "no self-play figures yet (they come with the first status line)",
+    "strength": "no strength data yet (it comes with the first gate or baseline evaluation)",
+}
+# Command-line keys that say where or how a run ran, not what it tried: never a label.
+_NOT_LABELS = ("run.dir", "run.resume", "hydra.")
 
 FIGURES = {
     "losses": ["loss/policy", "loss/value", "loss/policy_entropy", "train/lr"],
@@ -21,11 +35,18 @@ FIGURES = {
 
 
 def read_scalars(tb_dir: Path) -> dict[str, list[tuple[int, float]]]:
+    """{tag: [(step, value), ...]} of every scalar in a run's TensorBoard directory."""
+    return {tag: [(step, value) for step, value, _ in events] for tag, events in read_scalar_events(tb_dir).items()}
+
+
+def read_scalar_events(tb_dir: Path) -> dict[str, list[tuple[int, float, float]]]:
+    """{tag: [(step, value, wall time in seconds since the epoch), ...]}: all of them (no sampling),
+    with TensorBoard's own handling of the events a resumed run purged."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     accumulator = EventAccumulator(str(tb_dir), size_guidance={"scalars": 0})
     accumulator.Reload()
-    return {tag: [(e.step, e.value) for e in accumulator.Scalars(tag)] for tag in accumulator.Tags()["scalars"]}
+    return {tag: [(e.step, e.value, e.wall_time) for e in accumulator.Scalars(tag)] for tag in accumulator.Tags()["scalars"]}
 
 
 def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[Path]:
@@ -43,13 +64,16 @@ def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[
         tb_dir = directory / "tb"
         if not tb_dir.is_dir():
             raise SystemExit(f"{tb_dir} does not exist: is {directory} a training run directory?")
-        runs[_label(directory, run_dirs)] = read_scalars(tb_dir)
+    for directory, label in zip(run_dirs, labels(run_dirs)):
+        runs[label] = with_initial_best(read_scalars(directory / "tb"))
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     overlay = len(runs) > 1
     for name, tags in FIGURES.items():
         present = [tag for tag in tags if any(scalars.get(tag) for scalars in runs.values())]
         if not present:
+            where = ", ".join(str(d) for d in run_dirs)
+            print(f"{prefix}{name}.png not written: {MISSING[name]} in {where}", file=sys.stderr)
             continue
         fig, axes = plt.subplots(1, len(present), figsize=(4.2 * len(present), 3.4 if overlay else 3.2), squeeze=False)
         for ax, tag in zip(axes[0], present):
@@ -57,7 +81,8 @@ def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[
                 if not scalars.get(tag):
                     continue
                 steps, values = zip(*scalars[tag])
-                ax.plot(steps, values, marker="." if len(steps) < 30 else None, label=label if overlay else None)
+                ax.plot(steps, values, marker="." if len(steps) < 30 else None, label=label if overlay else None,
+                        drawstyle="steps-post" if tag == "elo/best" else "default")
             ax.set_title(tag, fontsize=10)
             ax.set_xlabel("training step")
             ax.grid(alpha=0.3)
@@ -71,6 +96,61 @@ def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[
         plt.close(fig)
         written.append(path)
     return written
+
+
+def with_initial_best(scalars: dict) -> dict:
+    """`elo/best` from the first best network on: Elo 0 at step 0 (network #0, the start of
+    every run's ladder), each promotion's value, held to the run's last gate or evaluation. A run
+    that gated but never promoted thus gets a flat curve at 0 instead of none. A run with no
+    strength data at all is left as it is."""
+    strength = [step for tag in scalars if tag.startswith(("arena/", "eval/", "elo/")) for step, _ in scalars[tag]]
+    if not strength:
+        return scalars
+    elo = sorted(scalars.get("elo/best", []))
+    if not elo or elo[0][0] > 0:
+        elo = [(0, 0.0)] + elo
+    if max(strength) > elo[-1][0]:
+        elo.append((max(strength), elo[-1][1]))
+    return {**scalars, "elo/best": elo}
+
+
+def labels(run_dirs: list[Path]) -> list[str]:
+    """One legend label per run: the command-line overrides that differ between the runs (a
+    sweep's jobs: `mcts.c_puct=1.0`), else the directory names (`_label`)."""
+    run_dirs = [Path(d) for d in run_dirs]
+    by_name = [_label(d, run_dirs) for d in run_dirs]
+    if len(run_dirs) < 2:
+        return by_name
+    overrides = [_overrides(d) for d in run_dirs]
+    if any(o is None for o in overrides):
+        return by_name
+    keys = sorted({key for o in overrides for key in o})
+    differing = [key for key in keys if len({o.get(key) for o in overrides}) > 1]
+    if not differing:
+        return by_name
+    found = [" ".join(f"{key}={o[key]}" if key in o else f"{key} unset" for key in differing) for o in overrides]
+    return found if len(set(found)) == len(found) else by_name
+
+
+def _overrides(run_dir: Path) -> dict | None:
+    """{key: value} of the command line a run was started (or last resumed) with, from Hydra's
+    `.hydra/overrides.yaml`, without the keys that only say where it ran; None if unreadable."""
+    from omegaconf import OmegaConf
+
+    path = run_dir / ".hydra" / "overrides.yaml"
+    try:
+        entries = OmegaConf.to_container(OmegaConf.load(path))
+    except Exception:
+        return None
+    if not isinstance(entries, list):
+        return None
+    out = {}
+    for entry in entries:
+        key, sep, value = str(entry).partition("=")
+        key = key.lstrip("+~")
+        if sep and not key.startswith(_NOT_LABELS):
+            out[key] = value
+    return out
 
 
 def _label(directory: Path, all_dirs: list[Path]) -> str:

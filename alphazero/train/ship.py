@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from alphazero.best_pointer import checkpoint_dir, read_best_pointer
+from alphazero.console import count
 from alphazero.nn.checkpoint import CheckpointError, load_checkpoint, load_network, save_checkpoint
 from alphazero.train.provenance import code_version, read_sessions
 
@@ -100,7 +101,7 @@ def main(argv=None) -> int:
         + (f", network #{about['id']}" if "id" in about else "")
         + (f", step {about['step']}" if about.get("step") is not None else "")
         + f") of {args.run_dir}, run at step {run.get('step')}, {run.get('seconds', 0) / 60:.0f} min; "
-        + f"{len(extra['sessions'])} recorded session(s), {len(extra['commits_given'])} commit(s) given"
+        + f"{count(len(extra['sessions']), 'recorded session')}, {count(len(extra['commits_given']), 'commit')} given"
     )
     return 0
 

@@ -10,7 +10,9 @@ compose API, which writes nothing, and refuses, in one line naming the key and w
   - a value out of range (the dataclasses' own checks);
   - a run directory that does not fit: resume without a run, a new run over an existing one, a
     directory another training process holds, a resume or `train.init_from` whose network does not
-    match the model config.
+    match the model config;
+  - a resume that names no run directory (`run.resume=true` without `run.dir=DIR`): the default
+    directory is named after the current time, so it is never the run the user means.
 A sweep (`-m`) is expanded as Hydra's basic sweeper does and every job is checked.
 """
 
@@ -24,7 +26,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from alphazero.config import Config, to_typed
+from alphazero.train.schema import Config, to_typed
 from alphazero.nn.config import ModelConfig
 
 
@@ -75,11 +77,25 @@ def check_command_line(argv: list[str], config_dir: str, program: Program | None
             raise StartRefused(f"{override.input_line!r} lists several values: add -m (--multirun) to sweep over them")
     jobs = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch] if args.multirun else [args.overrides]
     for number, job in enumerate(jobs):
-        cfg = compose_typed(job, config_dir, program)
+        raw = compose_raw(job, config_dir, program)
+        cfg = typed_config(raw, program)
         if moves_hydra_dir:
             continue  # hydra.run.dir / hydra.sweep.* put the run elsewhere: the job itself checks it
+        if getattr(cfg.run, "resume", False) and _names_the_time(raw):
+            raise StartRefused(
+                "run.resume=true without run.dir: give the directory of the run to continue, run.dir=DIR "
+                f"(the default is a new directory named after the time, {cfg.run.dir})"
+            )
         run_dir = Path(cfg.run.dir) / str(number) if args.multirun else Path(cfg.run.dir)
         program.check_run(cfg, run_dir)
+
+
+def _names_the_time(raw) -> bool:
+    """Whether the composed config's run.dir is the default `runs/...${now:...}` (a new name each time)."""
+    from omegaconf import OmegaConf
+
+    run = OmegaConf.to_container(raw, resolve=False).get("run") or {}
+    return "${now:" in str(run.get("dir", ""))
 
 
 def valid_keys(schema=Config, prefix: str = "") -> list[str]:
@@ -100,13 +116,20 @@ def check_known_key(key: str, override_text: str, schema: type = Config) -> None
     if key in keys or key == "experiment":
         return
     nearest = difflib.get_close_matches(key, keys, n=1, cutoff=0.5)
-    hint = f"; did you mean {nearest[0]!r}?" if nearest else "; see alphazero/config.py for the keys"
+    hint = f"; did you mean {nearest[0]!r}?" if nearest else "; see alphazero/train/schema.py for the keys"
     raise StartRefused(f"unknown config key {key!r} in override {override_text!r}{hint}")
 
 
 def compose_typed(overrides: list[str], config_dir: str, program: Program | None = None):
     """Compose the run's config exactly as the entry point will (nothing is written) and build the
     typed dataclasses; StartRefused in one line on any failure."""
+    program = program or TRAINING
+    return typed_config(compose_raw(overrides, config_dir, program), program)
+
+
+def compose_raw(overrides: list[str], config_dir: str, program: Program | None = None):
+    """The composed DictConfig, interpolations unresolved (nothing is written); StartRefused in
+    one line when Hydra cannot compose it."""
     program = program or TRAINING
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
@@ -115,9 +138,16 @@ def compose_typed(overrides: list[str], config_dir: str, program: Program | None
     job_overrides = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
     try:
         with initialize_config_dir(config_dir=config_dir, version_base=None):
-            raw = compose(config_name=program.config_name, overrides=job_overrides)
+            return compose(config_name=program.config_name, overrides=job_overrides)
     except (HydraException, OmegaConfBaseException) as error:
         raise StartRefused(_one_line(error)) from None
+
+
+def typed_config(raw, program: Program | None = None):
+    """The typed dataclasses of a composed config (running the range checks); StartRefused in one line."""
+    program = program or TRAINING
+    from omegaconf.errors import OmegaConfBaseException
+
     unknown = _unknown_keys(raw, program.schema)
     if unknown:
         check_known_key(unknown[0], unknown[0], program.schema)
@@ -158,11 +188,29 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
     except RunDirectoryError as error:
         raise StartRefused(str(error)) from None
     if cfg.run.resume:
+        _check_latest_readable(run_dir)
         saved = _saved_model(run_dir / "config.yaml")
         if saved is not None:
             _check_same_model(saved, cfg.model, str(run_dir / "config.yaml"))
+        saved_optimizer = _saved_value(run_dir / "config.yaml", "train", "optimizer")
+        if saved_optimizer not in (None, cfg.train.optimizer):
+            raise StartRefused(
+                f"train.optimizer={cfg.train.optimizer} but the run in {run_dir} trains with {saved_optimizer} (its optimizer state "
+                f"cannot continue another kind); resume with train.optimizer={saved_optimizer}"
+            )
     elif cfg.train.init_from:
         check_init_from(cfg.train.init_from, cfg.model, "train.init_from")
+
+
+def _check_latest_readable(run_dir: Path) -> None:
+    """A resume point that cannot be read is refused before anything is written, with the way out."""
+    from alphazero.nn.checkpoint import CheckpointError
+    from alphazero.train.checkpoints import load_latest
+
+    try:
+        load_latest(run_dir)
+    except CheckpointError as error:
+        raise StartRefused(str(error)) from None
 
 
 def check_init_from(path: str, model: ModelConfig, key: str) -> None:
@@ -195,6 +243,16 @@ def _saved_model(config_file: Path) -> ModelConfig | None:
     try:
         saved = OmegaConf.to_container(OmegaConf.load(config_file)).get("model")
         return ModelConfig(**saved)
+    except Exception:
+        return None
+
+
+def _saved_value(config_file: Path, group: str, key: str):
+    """`group.key` of a run's saved config.yaml, or None if the file or the key is absent or unreadable."""
+    from omegaconf import OmegaConf
+
+    try:
+        return OmegaConf.to_container(OmegaConf.load(config_file)).get(group, {}).get(key)
     except Exception:
         return None
 

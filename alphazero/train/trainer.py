@@ -39,13 +39,48 @@ def lr_factor(step: int, cfg: TrainConfig) -> float:
     if cfg.lr_schedule == "constant":
         return 1.0
     if cfg.lr_schedule == "step":
-        return cfg.lr_step_gamma ** (step // cfg.lr_step_every)
+        # Counted from the end of the warm-up, as the cosine's progress is: a step boundary every
+        # lr_step_every steps of the schedule proper.
+        return cfg.lr_step_gamma ** ((step - cfg.lr_warmup_steps) // cfg.lr_step_every)
     progress = min(1.0, (step - cfg.lr_warmup_steps) / max(1, cfg.lr_total_steps - cfg.lr_warmup_steps))
     return cfg.lr_min_factor + (1 - cfg.lr_min_factor) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
 def build_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> torch.optim.lr_scheduler.LambdaLR:
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, cfg))
+
+
+def restore_optimizer(optimizer, scheduler, optimizer_state: dict, scheduler_state: dict, cfg: TrainConfig,
+                      prefix: str = "train") -> list[str]:
+    """Continue a run's optimizer and LR schedule from a checkpoint, under `cfg`'s hyperparameters.
+
+    torch's state dicts carry the old run's lr (the scheduler's base_lrs), momentum and weight
+    decay; loading them alone would silently ignore a changed `train.lr`. So the config's values
+    are put back afterwards and the schedule continues at the saved step with them. Returns each
+    change as one line for the log (`prefix` names the config group). An optimizer of another kind
+    cannot continue from this state: ValueError naming both."""
+    saved_kind = "adamw" if "betas" in optimizer_state["param_groups"][0] else "sgd"
+    if saved_kind != cfg.optimizer:
+        raise ValueError(f"{prefix}.optimizer={cfg.optimizer} but the checkpoint was trained with {saved_kind}; "
+                         f"resume with {prefix}.optimizer={saved_kind} (its state cannot continue another optimizer)")
+    wanted = [{key: group[key] for key in ("momentum", "weight_decay") if key in group} for group in optimizer.param_groups]
+    optimizer.load_state_dict(optimizer_state)
+    scheduler.load_state_dict(scheduler_state)
+    changes = []
+    old_lr = scheduler.base_lrs[0]
+    if old_lr != cfg.lr:
+        changes.append(f"{prefix}.lr changed from {old_lr:g} to {cfg.lr:g}: applied from step {scheduler.last_epoch}")
+    scheduler.base_lrs = [cfg.lr] * len(optimizer.param_groups)
+    factor = lr_factor(scheduler.last_epoch, cfg)
+    for index, (group, values) in enumerate(zip(optimizer.param_groups, wanted)):
+        group["initial_lr"] = cfg.lr
+        group["lr"] = cfg.lr * factor
+        for key, value in values.items():
+            if group[key] != value:
+                changes.append(f"{prefix}.{key} changed from {group[key]:g} to {value:g} (parameter group {index}): applied")
+                group[key] = value
+    scheduler._last_lr = [group["lr"] for group in optimizer.param_groups]
+    return changes
 
 
 class Trainer:
@@ -80,6 +115,11 @@ class Trainer:
         self.precision = self.precision_choice.precision
         self.autocast_dtype = precisions.training_autocast_dtype(self.precision)
         self.use_autocast = self.autocast_dtype is not None
+
+    def load_state(self, optimizer_state: dict, scheduler_state: dict) -> list[str]:
+        """Continue from a checkpoint's optimizer and LR schedule under this config (see
+        `restore_optimizer`); returns the changed hyperparameters, one line each."""
+        return restore_optimizer(self.optimizer, self.scheduler, optimizer_state, scheduler_state, self.cfg)
 
     @staticmethod
     def _memory_format(cfg: TrainConfig, device: torch.device) -> torch.memory_format:

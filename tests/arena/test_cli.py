@@ -84,6 +84,26 @@ def test_a_restarted_ladder_reuses_the_matches_in_its_results_file(tmp_path):
     assert len(results.read_text().splitlines()) == 3  # two matches + the torn line
 
 
+def test_the_ladder_table_says_who_gave_and_who_suffered_the_wipeouts(tmp_path):
+    results = tmp_path / "ladder.jsonl"
+    ladder = play_ladder([RandomPlayer(seed=0), AlphaBetaPlayer(depth=2)], num_pairs=20, seed=1, results_path=results)
+    match = ladder.matches[(0, 1)]
+    assert match.a_wiped_out > 0 and match.b_wiped_out == 0
+    rows = {line.split("|")[2].strip(): line.split("|")[6].strip() for line in ladder.to_markdown().splitlines()[2:4]}
+    assert rows == {"random(seed=0)": f"0-{match.a_wiped_out}", "alphabeta(depth=2)": f"{match.a_wiped_out}-0"}
+    # Read back from the results file, the split survives; a line written before it was recorded
+    # (no a_wiped_out / b_wiped_out) counts its wipeouts as unattributed.
+    stand_in = _MustNotPlay()
+    stand_in.name = "alphabeta(depth=2)"
+    again = play_ladder([RandomPlayer(seed=0), stand_in], num_pairs=20, seed=1, results_path=results)
+    assert again.to_markdown() == ladder.to_markdown()
+    row = json.loads(results.read_text())
+    del row["a_wiped_out"], row["b_wiped_out"]
+    results.write_text(json.dumps(row) + "\n")
+    old = play_ladder([RandomPlayer(seed=0), stand_in], num_pairs=20, seed=1, results_path=results)
+    assert f"| 0-0 (+{match.wipeouts} unattributed) |" in old.to_markdown()
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -100,3 +120,50 @@ def test_bad_arguments_exit_with_status_2_and_a_clear_message(argv, message, cap
         main(argv)
     assert caught.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def _stderr_is_a_terminal(monkeypatch, answer: bool) -> None:
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: answer)
+
+
+MATCH = ["alphabeta:depth=1", "random:seed=2", "--pairs", "2", "--opening-plies", "3"]
+
+
+def test_a_match_on_a_terminal_shows_its_progress_on_stderr_by_default(capsys, monkeypatch):
+    _stderr_is_a_terminal(monkeypatch, True)
+    assert main(MATCH) == 0
+    captured = capsys.readouterr()
+    assert len(captured.out.strip().splitlines()) == 1 and json.loads(captured.out)["games"] == 4
+    # Rewritten in place (\r), ending with the finished match and a newline.
+    assert captured.err.startswith("\r[arena] alphabeta(depth=1) vs random(seed=2): 0/4 games over")
+    assert "4/4 games over, 100% of the moves" in captured.err.splitlines()[-1] and captured.err.endswith("\n")
+
+
+def test_a_match_in_a_pipe_prints_only_its_json_line(capsys, monkeypatch):
+    _stderr_is_a_terminal(monkeypatch, False)
+    assert main(MATCH) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert len(captured.out.strip().splitlines()) == 1
+
+
+def test_progress_flags_override_the_terminal_test(capsys, monkeypatch):
+    _stderr_is_a_terminal(monkeypatch, True)
+    assert main([*MATCH, "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+    _stderr_is_a_terminal(monkeypatch, False)
+    assert main([*MATCH, "--progress"]) == 0
+    # Not a terminal: whole lines (no \r), the first and the last.
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("[arena] alphabeta(depth=1) vs random(seed=2): 0/4 games over") and "\r" not in "".join(lines)
+    assert lines[-1].startswith("[arena] alphabeta(depth=1) vs random(seed=2): 4/4 games over, 100% of the moves")
+
+
+def test_a_ladder_on_a_terminal_shows_each_match_and_in_a_pipe_only_its_results(capsys, monkeypatch):
+    _stderr_is_a_terminal(monkeypatch, True)
+    assert main(["ladder", "random", "greedy", "--pairs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "[arena] random(seed=0) vs greedy: 2/2 games over" in err and "ladder 1/1: random(seed=0) vs greedy" in err
+    _stderr_is_a_terminal(monkeypatch, False)
+    assert main(["ladder", "random", "greedy", "--pairs", "1"]) == 0
+    assert capsys.readouterr().err == ""

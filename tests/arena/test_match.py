@@ -65,6 +65,22 @@ def test_wipeouts_are_the_games_a_side_ends_with_no_disc():
     assert result.wipeouts == expected > 0
 
 
+def test_wiped_out_says_whose_discs_the_wipeouts_took():
+    """Random play against alpha-beta is wiped out; the summary names the loser, not just a count."""
+    result = play_match(RandomPlayer(seed=0), AlphaBetaPlayer(depth=2), num_pairs=20, seed=1)
+    of_player = {result.player_a: 0, result.player_b: 0}
+    for record in result.games:
+        black, white = record.final_state().disc_counts()
+        if black == 0:
+            of_player[record.metadata["black_player"]] += 1
+        if white == 0:
+            of_player[record.metadata["white_player"]] += 1
+    assert of_player["random(seed=0)"] > 0 and of_player["alphabeta(depth=2)"] == 0
+    summary = result.summary()
+    assert summary["wiped_out"] == of_player
+    assert summary["wipeouts"] == sum(of_player.values()) == result.wipeouts
+
+
 def test_players_are_asked_in_batches_across_games_and_never_for_a_forced_pass():
     a, b = ScriptedPlayer("first-legal-a"), ScriptedPlayer("first-legal-b")
     result = play_match(a, b, num_pairs=6, seed=5)

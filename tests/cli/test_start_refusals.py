@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from alphazero.config import register_configs
+from alphazero.train.schema import register_configs
 from alphazero.train.__main__ import CONF_DIR
 from alphazero.train.startup import StartRefused, check_command_line, valid_keys
 
@@ -105,6 +105,36 @@ def test_resume_with_another_model_is_refused_naming_the_differences(tmp_path):
         check_command_line([f"run.dir={tmp_path / 'run'}", "run.resume=true", "model=small"], CONF_DIR)
 
 
+def test_a_resume_without_a_run_directory_is_refused_saying_to_give_one(tmp_path):
+    with pytest.raises(StartRefused, match=r"run.resume=true without run.dir: give the directory of the run to continue, run.dir=DIR"):
+        check_command_line(["experiment=smoke", "run.resume=true"], CONF_DIR)
+
+
+def test_an_unreadable_latest_pt_is_refused_naming_the_newest_readable_numbered_copy(tmp_path):
+    from alphazero.nn.checkpoint import build_network, save_checkpoint
+    from alphazero.nn.config import model_preset
+
+    run = tmp_path / "run"
+    fake_run(run)
+    checkpoints = run / "checkpoints"
+    net = build_network(model_preset("tiny"))
+    save_checkpoint(checkpoints / "step-0000500.pt", net, extra={"step": 500})
+    save_checkpoint(checkpoints / "step-0001000.pt", net, extra={"step": 1000})
+    (checkpoints / "step-0001500.pt").write_bytes(b"torn")  # the newest copy is damaged too
+    (checkpoints / "latest.pt").write_bytes((checkpoints / "step-0001000.pt").read_bytes()[:2000])
+    before = snapshot(tmp_path)
+    with pytest.raises(StartRefused) as refused:
+        check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true"], CONF_DIR)
+    message = str(refused.value)
+    assert "latest.pt" in message and "truncated" in message and "\n" not in message
+    assert f"(step 1000), copy it over latest.pt: cp {checkpoints / 'step-0001000.pt'} {checkpoints / 'latest.pt'}" in message
+    assert snapshot(tmp_path) == before
+    for path in checkpoints.glob("step-*.pt"):
+        path.unlink()
+    with pytest.raises(StartRefused, match=r"no readable step-\*.pt beside it .* train.init_from=.*best.pt run.dir=NEW_DIR"):
+        check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true"], CONF_DIR)
+
+
 @pytest.mark.skipif(not WARMSTART.is_file(), reason="checkpoints/warmstart.pt not in this checkout")
 def test_init_from_a_network_of_another_model_is_refused(tmp_path):
     with pytest.raises(StartRefused, match=r"warmstart.pt does not match the model config"):
@@ -120,6 +150,7 @@ def test_init_from_a_network_of_another_model_is_refused(tmp_path):
         (["+mcts.simulatons=10"], ["mcts.simulatons", "mcts.simulations"]),
         (["mcts.simulations=-5"], ["mcts.simulations", "-5"]),
         (["run.resume=true", "run.dir=missing"], ["run.resume=true", "missing"]),
+        (["run.resume=true"], ["run.resume=true without run.dir", "run.dir=DIR"]),
     ],
 )
 def test_a_refused_training_start_creates_nothing(overrides, words, tmp_path):

@@ -183,3 +183,12 @@ def test_move_after_the_end_is_rejected():
 def test_split_games_reports_property_offsets():
     (game,) = split_games("(;GM[Othello] PB[x]B[f5];)")
     assert [(p.key, p.value, p.offset) for p in game.properties] == [("GM", "Othello", 2), ("PB", "x", 14), ("B", "f5", 19)]
+
+
+def test_a_game_in_progress_as_nboard_sends_it_has_no_result_yet():
+    text = ("(;GM[Othello]PC[NBoard]DT[2014-02-21 20:52:27 GMT]PB[./mEdax]PW[chris]RE[?]TI[15:00]TY[8]"
+            "BO[8 ---------------------------O*------*O--------------------------- *]"
+            "B[F5]W[F6]B[D3]W[C5]B[E6]W[F7]B[E7]W[F4];)")
+    (game,) = parse_ggf(text)
+    assert game.metadata["result"] is None and game.black_margin is None and len(game.actions) == 8
+    assert parse_ggf(format_ggf(game))[0].actions.tolist() == game.actions.tolist()

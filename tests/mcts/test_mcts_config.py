@@ -58,3 +58,28 @@ def test_uniform_evaluator_spreads_priors_over_legal_actions_with_value_zero():
     np.testing.assert_array_equal(np.flatnonzero(priors[1]), [PASS])
     np.testing.assert_array_equal(values, [0.0, 0.0])
     assert uniform_priors(np.zeros((0, 2), dtype=np.uint64)).shape == (0, 65)
+
+
+def test_the_documented_dirichlet_alpha_is_the_default_and_its_rule_is_worked_out_for_othello():
+    """The docstring once gave a rule (10 / legal moves) that the default contradicted; now it
+    states the default, what the rule gives for Othello's move count and why the default differs."""
+    from pathlib import Path
+
+    from alphazero.data.wthor import read_wtb
+    from alphazero.othello.game import GameState
+
+    legal_moves = []
+    for game in read_wtb(Path(__file__).resolve().parents[1] / "fixtures" / "WTH_1977.wtb"):
+        state = GameState.start()
+        for square in game.squares:
+            if square < 0 or state.is_over():
+                break
+            if state.must_pass():
+                state = state.play(PASS)
+            legal_moves.append(len(state.legal_actions()))
+            state = state.play(int(square))
+    mean = float(np.mean(legal_moves))
+    assert 6 < mean < 10 and len(legal_moves) > 500
+    doc = " ".join(MCTSConfig.__doc__.split())
+    assert f"dirichlet_alpha: concentration of the PUCT root's Dirichlet noise, default {MCTSConfig().dirichlet_alpha:g}." in doc
+    assert f"that rule gives {10 / 8:g}" in doc and 10 / mean == pytest.approx(1.25, rel=0.15)

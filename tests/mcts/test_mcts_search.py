@@ -312,3 +312,18 @@ def test_tree_field_properties_are_views_of_the_node_and_edge_records():
     assert np.shares_memory(tree.visits, tree.nodes) and np.shares_memory(tree.prior, tree.edges)
     assert tree.visits[0, ROOT] == 11 and tree.value_sum[0, ROOT] == 0.0
     np.testing.assert_array_equal(np.flatnonzero(tree.children[0, ROOT] != UNVISITED), [19, 26, 37, 44])
+
+
+def test_simulations_count_this_calls_walks_not_the_visits_a_reused_tree_carries():
+    positions = midgame_positions(3, seed=16)
+    active = np.array([True, False, True])
+    search = BatchedSearch(config(simulations=40, reuse_capacity=2.0), HashEvaluator(), 3)
+    first = search.search(positions, np.zeros(3, dtype=np.int64), active)
+    np.testing.assert_array_equal(first.simulations, [40, 0, 40])
+    search.advance(first.action)
+    after = np.where(active[:, None], make_move_batch(positions, np.where(active, first.action, PASS)), positions)
+    second = search.search(after, np.ones(3, dtype=np.int64), active, simulations=25)
+    assert second.reused_visits[active].min() > 0  # the played child's visits were carried over
+    assert second.simulations.dtype == np.int32
+    np.testing.assert_array_equal(second.simulations, [25, 0, 25])
+    np.testing.assert_array_equal(second.visits.sum(axis=1), second.simulations + second.reused_visits)

@@ -13,7 +13,7 @@ from mcts_testing import HashEvaluator  # noqa: E402
 from test_mcts_search import midgame_positions  # noqa: E402
 
 from alphazero.mcts.config import MCTSConfig
-from alphazero.mcts.root import prune_forced_visits
+from alphazero.mcts.puct_root import prune_forced_visits
 from alphazero.mcts.search import BatchedSearch
 from alphazero.mcts.tree import ROOT
 

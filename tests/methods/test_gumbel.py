@@ -135,11 +135,11 @@ def test_search_visits_follow_the_halving_schedule(m_max, n, leaves):
         got = sorted(result.visits[b][result.visits[b] > 0].tolist(), reverse=True)
         assert got == [c for c in reference_halving_counts(m, n) if c > 0], (b, m)
         # The visited actions are the top m by g + logits.
-        score = search._gumbel_noise[b] + np.log(np.maximum(search.tree.edges["prior"][b, ROOT], 1e-38))
+        score = search.root_rule.gumbel_noise[b] + np.log(np.maximum(search.tree.edges["prior"][b, ROOT], 1e-38))
         legal = root_actions(positions[b])
         top = sorted(legal, key=lambda a: (-score[a], a))[:m]
         assert set(np.flatnonzero(result.visits[b])) <= set(top)
-        assert set(np.flatnonzero(search._considered[b])) == set(top)
+        assert set(np.flatnonzero(search.root_rule.considered[b])) == set(top)
 
 
 def reference_sequence(m: int, n: int) -> list[int]:
@@ -298,13 +298,13 @@ def test_improved_policy_and_move_match_the_reference(noise):
             # The move: among the considered actions most visited in this search, the best
             # g + logits + sigma.
             actions, logits, visits, _, sigma = reference_root(search.tree, b, float(raw[b]))
-            local = search._local_visits[b, actions]
-            g = search._gumbel_noise[b, actions]
+            local = search.root_rule.local_visits[b, actions]
+            g = search.root_rule.gumbel_noise[b, actions]
             if not noise:
                 assert np.all(g == 0)
             score = np.where(local == local.max(), g + logits + sigma, -np.inf)
             assert result.action[b] == actions[int(np.argmax(score))]
-            assert search._considered[b, result.action[b]]
+            assert search.root_rule.considered[b, result.action[b]]
         search.advance(result.action)
         positions = np.array([make_move(p[0], p[1], int(a)) for p, a in zip(positions, result.action)],
                              dtype=np.uint64)

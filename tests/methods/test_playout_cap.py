@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.config import Config
+from alphazero.train.schema import Config
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import BatchedSearch
@@ -17,7 +17,7 @@ from alphazero.nn.checkpoint import build_network
 from alphazero.nn.config import model_preset
 from alphazero.othello.bitboard import PASS
 from alphazero.replay.buffer import ReplayBuffer
-from alphazero.replay.shard import _OPTIONAL_PER_POSITION, _checksum, encode_shard, read_shard, write_shard
+from alphazero.replay.shard import _OPTIONAL, _checksum, encode_shard, read_shard, write_shard
 from alphazero.selfplay.config import SelfPlayConfig
 from alphazero.selfplay.games import SelfPlayRunner
 from alphazero.train.config import TrainConfig
@@ -119,14 +119,14 @@ def test_policy_mask_round_trips_through_a_shard_and_reaches_the_batch(tmp_path)
 def test_shards_written_before_the_masks_existed_still_load(tmp_path):
     records = random_records(2, seed=6)
     arrays = encode_shard(records).arrays()
-    for name in _OPTIONAL_PER_POSITION:
+    for name in _OPTIONAL:
         del arrays[name]  # the format-1 shard as written before this change
     arrays["checksum"] = np.array([_checksum(arrays)], dtype=np.uint32)
     path = tmp_path / "old.npz"
     np.savez_compressed(path, **arrays)
     data = read_shard(path)
     assert data.policy_mask.all() and not data.exact_mask.any()
-    assert all(r.policy_mask is None for r in data.to_records())
+    assert all(r.policy_mask is None and r.exact_values is None for r in data.to_records())
 
 
 def test_policy_loss_ignores_masked_rows():

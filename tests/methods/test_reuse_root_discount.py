@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcts"))
 from mcts_testing import HashEvaluator  # noqa: E402
 from test_mcts_search import midgame_positions  # noqa: E402
 
-import alphazero.mcts.search as search_module
+import alphazero.mcts.puct_root as puct_root_module
 from alphazero.engine.factory import play_config
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.search import BatchedSearch
@@ -61,13 +61,13 @@ def test_discount_one_and_searches_without_noise_keep_the_reused_visits():
 
 def test_a_reused_root_gets_fresh_noise_each_search(monkeypatch):
     seen = []
-    real = search_module.add_root_noise
+    real = puct_root_module.add_root_noise
 
     def spy(tree, active, alpha, fraction, rng_states, saved_prior):
         real(tree, active, alpha, fraction, rng_states, saved_prior)
         seen.append((saved_prior.copy(), tree.edges["prior"][:, ROOT].copy()))
 
-    monkeypatch.setattr(search_module, "add_root_noise", spy)
+    monkeypatch.setattr(puct_root_module, "add_root_noise", spy)
     search, after, ply, carried = _searched_then_advanced(1.0)
     assert carried.min() > 0
     search.search(after, ply, add_noise=True)

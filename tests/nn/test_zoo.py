@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.config import Config
+from alphazero.train.schema import Config
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network, save_checkpoint
 from alphazero.nn.config import ZOO_ARCHS, ModelConfig, model_preset
 from alphazero.nn.encoding import encode_positions_and_mask
@@ -138,7 +138,7 @@ def test_history_window_pads_before_the_first_move_and_keeps_the_last_actions():
 
 
 def test_train_command_line_refuses_the_history_network_in_one_line(tmp_path):
-    from alphazero.config import register_configs
+    from alphazero.train.schema import register_configs
     from alphazero.train.__main__ import CONF_DIR
     from alphazero.train.startup import StartRefused, check_command_line
 

@@ -5,6 +5,7 @@ import math
 import random
 import time
 
+import numpy as np
 import pytest
 
 from alphazero.mcts.evaluator import UniformEvaluator
@@ -241,3 +242,89 @@ def test_random_player_chooser_is_reproducible():
         assert first.choose(state) == second.choose(state)
         state = state.play(rng.choice(state.legal_actions()))
     assert parse_square("f5") in GameState.start().legal_actions()
+
+
+def test_think_reports_the_move_its_candidates_and_a_legal_principal_variation():
+    chooser = SearchChooser(UniformEvaluator(), simulations=200, endgame_solve_empties=0)
+    state = parse_transcript_state("f5d6c3d3c4")
+    thought = chooser.think(state)
+    assert thought.action == thought.moves[0].action == thought.principal_variation[0]
+    assert thought.simulations == 200 and thought.exact_score is None and -1 <= thought.root_value <= 1
+    assert math.isclose(sum(m.share for m in thought.moves), 1.0)
+    line = state
+    for action in thought.principal_variation:
+        assert line.is_legal(action)
+        line = line.play(action)
+    assert len(thought.principal_variation) >= 3
+    solved = SearchChooser(UniformEvaluator(), simulations=16).think(parse_board_text(NEAR_END))
+    assert solved.exact_score is not None and solved.root_value == math.copysign(1.0, solved.exact_score)
+
+
+def test_think_stops_between_chunks_when_asked():
+    chooser = SearchChooser(UniformEvaluator(), simulations=10_000)
+    asked = []
+    thought = chooser.think(GameState.start(), should_stop=lambda: asked.append(1) or len(asked) >= 2)
+    assert thought.simulations == 2 * SearchChooser.TIME_CHUNK
+
+
+def test_think_at_a_forced_pass_and_at_the_end():
+    state = GameState.start()
+    for action in parse_transcript("e6f6g6g7g8f4e3h6c4c3b2f8g3h8"):
+        state = state.play(action)
+    chooser = SearchChooser(UniformEvaluator(), simulations=16)
+    if state.must_pass():
+        assert chooser.think(state).action == PASS
+    with pytest.raises(ValueError, match="game is over"):
+        chooser.think(parse_board_text("X" * 64 + " O"))
+
+
+def parse_transcript_state(transcript):
+    state = GameState.start()
+    for action in parse_transcript(transcript):
+        state = state.play(action)
+    return state
+
+
+def test_a_search_in_chunks_spends_a_budget_that_is_not_a_multiple_of_the_chunk_exactly():
+    chooser = SearchChooser(UniformEvaluator(), simulations=100, seconds=60)
+    chooser.choose(GameState.start())
+    assert chooser.last_simulations == 100
+    assert SearchChooser(UniformEvaluator(), simulations=70).think(GameState.start(), should_stop=lambda: False).simulations == 70
+
+
+class DiscCountEvaluator:
+    """Uniform priors, value = tanh(disc difference / 8) for the side to move: deterministic and
+    the same in any batch, but a search with it still prefers some moves to others."""
+
+    def __call__(self, positions):
+        priors, _ = UniformEvaluator()(positions)
+        counts = np.bitwise_count(np.ascontiguousarray(positions, dtype=np.uint64)).astype(np.float32)
+        return priors, np.tanh((counts[:, 0] - counts[:, 1]) / 8).astype(np.float32)
+
+
+class FlakyEvaluator(DiscCountEvaluator):
+    """Raises on its `fail_on`-th call (as a CUDA out-of-memory error would), once."""
+
+    def __init__(self, fail_on):
+        self.calls, self.fail_on = 0, fail_on
+
+    def __call__(self, positions):
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise RuntimeError("evaluator failed")
+        return super().__call__(positions)
+
+
+def test_after_a_search_error_the_chooser_plays_what_a_chooser_that_never_failed_plays():
+    state = GameState.start()
+    for action in parse_transcript("f5d6c3d3c4f4"):
+        state = state.play(action)
+    flaky = SearchChooser(FlakyEvaluator(fail_on=4), simulations=64)
+    with pytest.raises(RuntimeError, match="evaluator failed"):
+        flaky.choose(state)
+    healthy = SearchChooser(DiscCountEvaluator(), simulations=64)
+    for ply in range(10):  # both sides, so each chooser reuses its tree across its own move and the reply
+        action = healthy.choose(state)
+        assert flaky.choose(state) == action, f"ply {ply}"
+        assert flaky.last_reused_visits == healthy.last_reused_visits
+        state = state.play(action)

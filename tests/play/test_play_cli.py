@@ -65,6 +65,15 @@ def test_ai_versus_ai_runs_without_input(monkeypatch, capsys):
     assert "to move: " not in out
 
 
+def test_a_delay_of_zero_is_no_pause_and_a_negative_one_is_refused(monkeypatch, capsys):
+    code, out, _ = run_main(monkeypatch, capsys, ["--black", "greedy", "--white", "random:seed=2", "--delay", "0"])
+    assert code == 0 and "Game over:" in out
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with pytest.raises(SystemExit):
+        main(["--black", "greedy", "--white", "greedy", "--delay", "-1"])
+    assert "--delay: must be a number >= 0, got -1" in capsys.readouterr().err
+
+
 def test_you_play_white_and_the_ai_opens(monkeypatch, capsys):
     code, out, _ = run_main(monkeypatch, capsys, ["--player", "greedy", "--color", "white"], "")
     assert code == 0

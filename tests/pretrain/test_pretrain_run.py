@@ -11,7 +11,7 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 from alphazero.arena.match import play_match
 from alphazero.arena.players import RandomPlayer, make_player
-from alphazero.config import Config
+from alphazero.train.schema import Config
 from alphazero.nn.checkpoint import load_checkpoint
 from alphazero.nn.config import model_preset
 from alphazero.pretrain.loop import PretrainRun

@@ -52,6 +52,27 @@ def test_records_round_trip_through_a_shard_file(tmp_path, records):
         assert_same_record(actual, expected)
 
 
+def test_exact_values_round_trip_through_a_shard_file(tmp_path):
+    """The shard promises the records it was written from: exact values too (solved plies, NaN
+    elsewhere, passes included), and None stays None."""
+    rng = np.random.default_rng(11)
+    games = random_records(6, seed=12)
+    for record in games[:4]:
+        exact = np.full(len(record), np.nan, dtype=np.float32)
+        solved_from = len(record) - int(rng.integers(1, 12))
+        exact[solved_from:] = rng.choice([-1.0, 0.0, 1.0], size=len(record) - solved_from)
+        exact[record.actions == PASS] = np.nan if rng.random() < 0.5 else 1.0
+        record.exact_values = exact
+    games[4].exact_values = np.full(len(games[4]), np.nan, dtype=np.float32)  # carried, nothing solved
+    path = tmp_path / "shard-0000000001-w0.npz"
+    write_shard(path, games)
+    for actual, expected in zip(read_records(path), games):
+        if expected.exact_values is None:
+            assert actual.exact_values is None
+        else:
+            np.testing.assert_array_equal(actual.exact_values, expected.exact_values)
+
+
 def test_write_leaves_only_the_final_file(tmp_path, records):
     path = tmp_path / "shard-0000000001-w0.npz"
     write_shard(path, records[:3])

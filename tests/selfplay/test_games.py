@@ -1,16 +1,14 @@
 """SelfPlayRunner: complete legal games with well-formed targets, and the progress it reports."""
 
-import queue
-
 import numpy as np
+import pytest
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import BatchedSearch
 from alphazero.othello.bitboard import PASS
-from alphazero.othello.game import GameState
 from alphazero.selfplay.games import SelfPlayRunner
-from alphazero.selfplay.worker import _ProgressReporter
+from alphazero.selfplay.worker import SelfPlayWorker
 
 
 def _runner(slots=4, seed=3, opening_plies=2):
@@ -47,23 +45,21 @@ def test_forced_passes_are_one_hot_pass_targets():
     assert passes > 0, "no forced pass in these games: pick another seed"
 
 
-class _Runner:
-    simulations_run = 0
+def test_a_workers_progress_reports_the_work_since_its_last_report():
+    from alphazero.selfplay.config import SelfPlayConfig
 
-
-def test_progress_reporter_sends_moves_and_simulations_since_its_last_report(monkeypatch):
-    clock = iter([0.0, 1.0, 2.5, 3.0, 5.0])
-    monkeypatch.setattr("alphazero.selfplay.worker.time.monotonic", lambda: next(clock))
-    messages, runner = queue.Queue(), _Runner()
-    report = _ProgressReporter(messages, worker_id=1, task_id=7, runner=runner)  # clock 0.0
-    for moves, simulations in [(4, 32), (4, 64), (3, 88), (2, 100)]:  # clock 1.0, 2.5, 3.0, 5.0
-        runner.simulations_run = simulations
-        report(moves)
-    sent = [messages.get_nowait() for _ in range(messages.qsize())]
-    assert sent == [
-        ("progress", 1, 7, {"moves": 8, "simulations": 64}),
-        ("progress", 1, 7, {"moves": 5, "simulations": 36}),
-    ]
+    worker = SelfPlayWorker(SelfPlayConfig(concurrent_games=3), MCTSConfig(simulations=8), metadata={"worker": 0})
+    worker.use_network(0, UniformEvaluator(), seed=1)
+    worker.play(seconds=0.0)  # one step
+    worker.play(seconds=0.0)
+    first = worker.progress(worker=2, task_id=7)
+    assert (first.worker, first.task_id, first.moves) == (2, 7, 6)
+    assert first.simulations == worker.runner.simulations_run > 0
+    assert first.calls > 0 and first.evaluations >= first.calls
+    worker.play(seconds=0.0)
+    second = worker.progress(worker=2, task_id=7)
+    assert second.moves == 3 and second.simulations == worker.runner.simulations_run - first.simulations
+    assert worker.progress(worker=2, task_id=7).moves == 0
 
 
 def test_step_keeps_every_slot_playing_and_loses_or_duplicates_no_game():
@@ -99,3 +95,40 @@ def test_play_refuses_to_start_over_games_in_play():
         assert "still in play" in str(error)
     else:
         raise AssertionError("play() started over games still in play")
+
+
+def test_games_in_flight_continue_in_another_runner_as_if_they_never_stopped():
+    runner = _runner(slots=4, seed=8, opening_plies=0)
+    for _ in range(12):
+        runner.step()
+    in_flight = runner.games_in_flight()
+    assert len(in_flight) == 4 and all(record.black_margin is None for record in in_flight)
+    other = _runner(slots=2, seed=9, opening_plies=0)  # fewer slots: the rest wait their turn
+    other.continue_games(in_flight)
+    finished = []
+    while len(finished) < 6:
+        finished.extend(other.step())
+    continued = [record for record in finished if any(
+        record.start == partial.start and len(record) > len(partial) and (record.actions[: len(partial)] == partial.actions).all()
+        for partial in in_flight)]
+    assert len(continued) == 4, "every saved game is played on first"
+    for record in continued:  # complete and legal from the start, targets for every ply
+        assert record.states()[-1].is_over() and record.policies.shape == (len(record), 65)
+    with pytest.raises(ValueError, match="finished game"):
+        other.continue_games(finished[:1])
+
+
+def test_simulations_run_counts_the_simulations_searched_not_the_visits_reused_from_the_last_move():
+    """Tree reuse carries the played child's visits into the next search; they are not simulations
+    of that move. Forced passes are not searched; playout cap's small searches count their budget."""
+    for cap_fraction in (1.0, 0.5):
+        search = BatchedSearch(MCTSConfig(simulations=16, tree_reuse=True), UniformEvaluator(), 4, seed=2)
+        runner = SelfPlayRunner(search, np.random.default_rng(2), random_opening_plies=2,
+                                playout_cap_fraction=cap_fraction, playout_cap_small=5)
+        records = runner.play(4)
+        expected = 0
+        for record in records:
+            full = np.ones(len(record), dtype=bool) if record.policy_mask is None else record.policy_mask
+            searched = record.actions != PASS
+            expected += 16 * int((searched & full).sum()) + 5 * int((searched & ~full).sum())
+        assert runner.simulations_run == expected

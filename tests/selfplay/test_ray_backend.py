@@ -26,7 +26,8 @@ import numpy as np
 import pytest
 
 from alphazero.selfplay.config import RayConfig
-from alphazero.selfplay.ray_backend import pack_games, unpack_games
+from alphazero.selfplay.packing import pack_games, unpack_games
+from alphazero.selfplay.reports import DoneReport, ErrorReport, ProgressReport, ShardReport
 from alphazero.validation import ConfigValueError
 
 
@@ -124,7 +125,7 @@ def test_bad_ray_values_are_refused_in_one_line_before_anything_starts(tmp_path)
 
 
 def test_backend_ray_without_ray_installed_is_refused_naming_the_extra(tmp_path, monkeypatch):
-    from alphazero.config import register_configs
+    from alphazero.train.schema import register_configs
     from alphazero.train.startup import StartRefused, check_command_line
 
     register_configs()
@@ -164,7 +165,7 @@ def _poll_until_done(pool, timeout=240):
     while any(task is not None for task in pool.current.values()):
         assert time.monotonic() < deadline, f"tasks not done in {timeout}s: {pool.current} remaining {pool.remaining}"
         batch = pool.poll(timeout=0.5)
-        errors = [payload["message"] for kind, _, _, payload in batch if kind == "error"]
+        errors = [report.message for report in batch if isinstance(report, ErrorReport)]
         assert not errors, errors[0]
         messages.extend(batch)
     return messages
@@ -194,13 +195,13 @@ def test_pool_on_local_ray_writes_shards_switches_networks_and_replaces_a_killed
         for worker in range(2):
             pool.assign(worker, 5)
         messages = _poll_until_done(pool)
-        shards = [payload for kind, _, _, payload in messages if kind == "shard"]
-        assert sum(s["games"] for s in shards) >= 10
-        assert {kind for kind, *_ in messages} >= {"shard", "progress", "done"}
+        shards = [report for report in messages if isinstance(report, ShardReport)]
+        assert sum(s.games for s in shards) >= 10
+        assert {type(report) for report in messages} >= {ShardReport, ProgressReport, DoneReport}
         replay = ReplayBuffer(run_dir / "replay", window_positions=100_000)
-        assert replay.total_games == sum(s["games"] for s in shards)
+        assert replay.total_games == sum(s.games for s in shards)
         # positions as the local workers count them (plies, forced passes included), split by node
-        assert sum(s["positions"] for s in shards) == sum(sum(s["nodes"].values()) for s in shards) >= replay.total_positions > 0
+        assert sum(s.positions for s in shards) == sum(sum(s.nodes.values()) for s in shards) >= replay.total_positions > 0
         first = set(os.listdir(run_dir / "replay"))
         assert all(name.startswith("shard-") and "-ray" in name for name in first if name.endswith(".npz"))
 
@@ -220,7 +221,7 @@ def test_pool_on_local_ray_writes_shards_switches_networks_and_replaces_a_killed
         for worker in range(2):
             pool.assign(worker, 6)
         deadline = time.monotonic() + 60
-        while not any(kind == "progress" and worker == 0 for kind, worker, _, _ in pool.poll(timeout=0.5)):
+        while not any(isinstance(report, ProgressReport) and report.worker == 0 for report in pool.poll(timeout=0.5)):
             assert time.monotonic() < deadline, "actor 0 reported no progress"
         os.kill(pid, signal.SIGKILL)
         _poll_until_done(pool)

@@ -11,7 +11,8 @@ from alphazero.mcts.config import MCTSConfig
 from alphazero.nn.config import model_preset
 from alphazero.nn.model import AlphaZeroNet
 from alphazero.selfplay.config import SelfPlayConfig
-from alphazero.selfplay.worker import WorkerPool
+from alphazero.selfplay.pool import WorkerPool
+from alphazero.selfplay.reports import ErrorReport, ShardReport
 from alphazero.train import checkpoints
 
 RECOVERY_SECONDS = 60  # the target is 30 s; two busy cores start a torch process slowly
@@ -22,11 +23,11 @@ def _shards_from_every_worker(pool, workers, timeout):
     seen, games, deadline = set(), 0, time.monotonic() + timeout
     while seen != set(range(workers)):
         assert time.monotonic() < deadline, f"only workers {sorted(seen)} wrote a shard within {timeout}s"
-        for kind, worker_id, _, payload in pool.poll(timeout=0.2):
-            if kind == "shard":
-                seen.add(worker_id)
-                games += payload["games"]
-            assert kind != "error", payload
+        for report in pool.poll(timeout=0.2):
+            if isinstance(report, ShardReport):
+                seen.add(report.worker)
+                games += report.games
+            assert not isinstance(report, ErrorReport), report.message
     return games
 
 

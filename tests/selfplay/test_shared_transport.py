@@ -191,3 +191,105 @@ def test_the_pipelined_server_launches_the_next_batch_while_one_is_in_flight(mon
     assert stats["calls"] == len(launches) and stats["positions"] == 4 * (16 + 5 + 9)
     assert sum(len(workers) for workers, _, _ in launches) == 12  # each request in exactly one batch
     assert stats["sync_seconds"] > 0  # waiting for the (fake) device
+
+
+# ------------------------------------------------------------------------------------------------
+# Store order. A weakly ordered CPU may show a reader a slot's sequence number before the data
+# written ahead of it. These tests write the slots in the worst orders by hand and check that a
+# slot is never evaluated, nor an answer taken, until all of it is there.
+
+
+def _commit_request(channels, w, request_no, packed, write_data=True, write_sum=True, write_seq=True):
+    """What a worker's request writes, each part optional (a reader that sees only some of them)."""
+    from alphazero.selfplay.inference_server import REQUEST_SUM
+    from alphazero.selfplay.slot_checksum import slot_checksum
+
+    n = len(packed)
+    if write_data:
+        channels.requests[w, :n] = packed
+    channels.header[w, SIZE] = n
+    if write_sum:
+        channels.header[w, REQUEST_SUM] = slot_checksum(request_no, n, packed)
+    if write_seq:
+        channels.header[w, REQUEST_SEQ] = request_no
+
+
+def _packed(count, seed):
+    from alphazero.nn.encoding import pack_positions_and_mask
+
+    packed, _ = pack_positions_and_mask(_positions(count, seed))
+    return packed.view(np.int64)
+
+
+def test_a_request_seen_before_its_data_or_checksum_is_never_gathered():
+    channels = SharedChannels.create(workers=2, capacity=16)
+    try:
+        gatherer = inference_server._Gatherer(channels, max_batch=64, wait_s=0.0, device=torch.device("cpu"))
+        old, new = _packed(8, 1), _packed(8, 2)
+        _commit_request(channels, 0, 1, old)
+        assert [w for w, *_ in gatherer.gather(gatherer.pending())] == [0]
+        channels.header[0, RESPONSE_SEQ] = 1  # answered
+        # Request 2: its number and size are visible, its data and checksum are not yet.
+        _commit_request(channels, 0, 2, new, write_data=False, write_sum=False)
+        assert gatherer.gather(gatherer.pending()) == []
+        # The checksum arrives before the data (stores seen out of order).
+        _commit_request(channels, 0, 2, new, write_data=False)
+        assert gatherer.gather(gatherer.pending()) == []
+        # Half of the data: torn.
+        channels.requests[0, :4] = new[:4]
+        assert gatherer.gather(gatherer.pending()) == []
+        # All of it: gathered, and the staging buffer holds exactly the new request.
+        channels.requests[0, :8] = new
+        parts = gatherer.gather(gatherer.pending())
+        assert [(w, request_no, n) for w, request_no, _, n in parts] == [(0, 2, 8)]
+        np.testing.assert_array_equal(gatherer.staging_np[0][:8], new)
+    finally:
+        channels.unlink()
+
+
+def test_an_answer_seen_before_its_data_is_never_taken():
+    """A server whose stores reach the worker in the worst order (number first, data long after):
+    the worker waits for the real answer instead of returning the slot's stale contents."""
+    from alphazero.selfplay.inference_server import RESPONSE_SUM
+    from alphazero.selfplay.slot_checksum import slot_checksum
+
+    channels = SharedChannels.create(workers=1, capacity=16)
+    evaluator = NetworkEvaluator(AlphaZeroNet(model_preset("tiny")), device="cpu", threads=1)
+    positions = _positions(6, 3)
+    expected_priors, expected_values = evaluator(positions)
+    channels.priors[0] = 0.5  # stale contents of the response slot
+    channels.values[0] = 0.25
+
+    def reordering_server():
+        while channels.header[0, REQUEST_SEQ] == 0:
+            time.sleep(1e-3)
+        request_no, n = int(channels.header[0, REQUEST_SEQ]), int(channels.header[0, SIZE])
+        channels.header[0, RESPONSE_SEQ] = request_no  # seen first
+        time.sleep(0.2)
+        channels.priors[0, :n] = expected_priors
+        time.sleep(0.05)
+        channels.values[0, :n] = expected_values
+        channels.header[0, RESPONSE_SUM] = slot_checksum(request_no, n, channels.priors[0, :n], channels.values[0, :n])
+
+    thread = threading.Thread(target=reordering_server, daemon=True)
+    try:
+        thread.start()
+        priors, values = RemoteEvaluator(0, channels)(positions)
+        np.testing.assert_array_equal(priors, expected_priors)
+        np.testing.assert_array_equal(values, expected_values)
+    finally:
+        thread.join(5)
+        channels.unlink()
+
+
+def test_the_checksum_names_its_request_number_and_size():
+    from alphazero.selfplay.slot_checksum import slot_checksum
+
+    data = _packed(5, 4)
+    base = slot_checksum(7, 5, data)
+    assert base == slot_checksum(7, 5, data.copy())
+    assert base != slot_checksum(8, 5, data)  # an older request's checksum does not fit a new number
+    assert base != slot_checksum(7, 4, data[:4])
+    flipped = data.copy()
+    flipped[3, 1] ^= 1 << 20
+    assert base != slot_checksum(7, 5, flipped)

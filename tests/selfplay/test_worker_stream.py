@@ -13,6 +13,7 @@ from alphazero.nn.config import model_preset
 from alphazero.nn.model import AlphaZeroNet
 from alphazero.replay.shard import read_shard
 from alphazero.selfplay.config import SelfPlayConfig
+from alphazero.selfplay.reports import DoneReport, ErrorReport, ProgressReport, ShardReport
 from alphazero.selfplay.worker import CountingEvaluator, Task, worker_main
 from alphazero.train import checkpoints
 
@@ -39,27 +40,59 @@ def test_worker_writes_full_shards_and_carries_games_in_flight_across_tasks(tmp_
     selfplay_cfg = SelfPlayConfig(workers=1, concurrent_games=6, games_per_shard=4)
     mcts_cfg = MCTSConfig(simulations=4, temperature_plies=10)
     messages = _run_worker_in_process(tmp_path, [Task(0, 9, seed=1), Task(1, 5, seed=2)], selfplay_cfg, mcts_cfg, monkeypatch)
-    assert not [m for m in messages if m[0] == "error"], messages
+    assert not [m for m in messages if isinstance(m, ErrorReport)], messages
     shards = {0: [], 1: []}
-    for kind, _, task_id, payload in messages:
-        if kind == "shard":
-            shards[task_id].append(payload)
-    assert sum(s["games"] for s in shards[0]) >= 9 and sum(s["games"] for s in shards[1]) >= 5
+    for report in messages:
+        if isinstance(report, ShardReport):
+            shards[report.task_id].append(report)
+    assert sum(s.games for s in shards[0]) >= 9 and sum(s.games for s in shards[1]) >= 5
     for task_shards in shards.values():  # full shards; only a task's last one may differ
-        assert all(s["games"] == 4 for s in task_shards[:-1])
+        assert all(s.games == 4 for s in task_shards[:-1])
     games = set()
     total = 0
     for shard in shards[0] + shards[1]:
-        data = read_shard(shard["path"])
-        assert data.num_games == shard["games"]
+        data = read_shard(shard.path)
+        assert data.num_games == shard.games
         for g in range(data.num_games):
             actions = data.actions[data.action_offsets[g] : data.action_offsets[g + 1]]
             games.add((int(data.start_black[g]), int(data.start_white[g]), actions.tobytes()))
             total += 1
     assert len(games) == total, "a game was written twice"
-    assert [kind for kind, *_ in messages].count("done") == 2
-    counted = [payload for kind, _, _, payload in messages if kind == "shard"]
-    assert all(p["calls"] > 0 and p["evaluations"] >= p["calls"] and p["evaluator_seconds"] > 0 for p in counted)
+    assert sum(isinstance(m, DoneReport) for m in messages) == 2
+    # Every shard follows a progress report with the search work since the previous one.
+    progress = [m for m in messages if isinstance(m, ProgressReport)]
+    assert all(messages[messages.index(shard) - 1].__class__ is ProgressReport for shard in shards[0] + shards[1])
+    assert sum(p.calls for p in progress) > 0 and sum(p.evaluations for p in progress) >= sum(p.calls for p in progress)
+    assert sum(p.moves for p in progress) >= sum(s.positions for s in shards[0] + shards[1])
+
+
+def test_a_stopped_worker_writes_the_games_it_finished_instead_of_dropping_them(tmp_path, monkeypatch):
+    """The stop flag set mid-task (a first Ctrl-C): the games finished but short of a full shard
+    are written as a last shard."""
+    checkpoints.publish_best(tmp_path, AlphaZeroNet(model_preset("tiny")), 0, 0.0, 0)
+    selfplay_cfg = SelfPlayConfig(workers=1, concurrent_games=6, games_per_shard=1000)  # no shard would fill
+    mcts_cfg = MCTSConfig(simulations=2, temperature_plies=10)
+    monkeypatch.setattr("alphazero.selfplay.parent_death.exit_with_parent", lambda: None)
+    stop = threading.Event()
+    task_queue, results = queue.Queue(), queue.Queue()
+    task_queue.put(Task(0, 0, seed=3))
+    real_put = results.put
+
+    def put(report):
+        real_put(report)
+        if isinstance(report, ProgressReport) and sum(isinstance(r, ProgressReport) for r in list(results.queue)) >= 6:
+            stop.set()  # several seconds of play: games have finished by now
+
+    results.put = put
+    previous = signal.getsignal(signal.SIGINT)
+    try:
+        worker_main(0, str(tmp_path), selfplay_cfg, mcts_cfg, task_queue, results, stop)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    reports = list(results.queue)
+    shards = [r for r in reports if isinstance(r, ShardReport)]
+    assert len(shards) == 1 and shards[0].games >= 1
+    assert read_shard(shards[0].path).num_games == shards[0].games
 
 
 def test_counting_evaluator_counts_calls_positions_and_the_seconds_spent_in_them():

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from alphazero.config import Config
+from alphazero.train.schema import Config
 from alphazero.nn.checkpoint import build_network
 from alphazero.nn.config import model_preset
 from alphazero.othello.bitboard import legal_action_mask_batch

@@ -30,8 +30,8 @@ def test_gate_uses_the_runs_search_settings_with_noise_and_temperature_off(monke
     players = _capture_matches(monkeypatch)
     net = AlphaZeroNet(model_preset("tiny"))
     evaluation.gate(net, net, ArenaConfig(simulations=16, pairs=1), seed=0, threads=1, mcts=RUN_MCTS, device="cpu")
-    assert [p.name for p in players] == ["candidate", "best"]
-    for player in players:
+    assert [p.name for p in players[:2]] == ["candidate", "best"]
+    for player in players[:2]:
         config = player._config
         assert (config.simulations, config.c_puct, config.fpu_reduction, config.leaves_per_step) == (16, 3.25, 0.1, 2)
         assert config.noise_fraction == 0 and config.temperature == 0 and config.temperature_plies == 0
@@ -50,3 +50,48 @@ def test_baseline_evaluation_uses_the_runs_search_settings(monkeypatch):
 def test_build_player_with_zero_simulations_plays_the_raw_policy():
     player = build_player(AlphaZeroNet(model_preset("tiny")), RUN_MCTS, simulations=0, device="cpu")
     assert player.simulations == 0
+
+
+def _scripted_matches(monkeypatch, results):
+    """play_match answers each call with the next (wins, draws, losses); records the openings."""
+    calls = []
+
+    def fake_match(first, second, num_pairs=None, openings=None, **kwargs):
+        wins, draws, losses = results[len(calls)]
+        calls.append([tuple(o) for o in openings])
+        games = wins + draws + losses
+        score = (wins + 0.5 * draws) / games
+        from alphazero.arena.elo import estimate_elo
+
+        return SimpleNamespace(score=score, wins=wins, draws=draws, losses=losses, elo_diff=estimate_elo(wins, draws, losses).diff)
+
+    monkeypatch.setattr(evaluation, "play_match", fake_match)
+    return calls
+
+
+def test_a_gate_plays_rounds_until_the_test_decides_then_measures_the_step_on_fresh_games(monkeypatch):
+    # Round 1 unclear, round 2 decisive; then the confirmation match: an ordinary result.
+    calls = _scripted_matches(monkeypatch, [(12, 0, 8), (18, 0, 2), (11, 0, 9)])
+    net = AlphaZeroNet(model_preset("tiny"))
+    cfg = ArenaConfig(pairs=10, max_pairs=60, elo_pairs=10, sprt_elo0=0, sprt_elo1=50)
+    result = evaluation.gate(net, net, cfg, seed=3, threads=1, mcts=RUN_MCTS, device="cpu")
+    assert result.promoted and result.rounds == 2 and not result.truncated
+    assert (result.wins, result.losses) == (30, 10) and result.llr >= 2.89
+    # The step comes from the confirmation games (11-9: about +35), not from the selected 30-10 (+191).
+    assert 30 < result.elo_step < 40 and result.elo_diff > 150
+    openings = [o for call in calls for o in call]
+    assert len(calls) == 3 and len(openings) == len(set(openings)) == 30  # every game its own opening
+
+
+def test_a_gate_that_cannot_decide_keeps_the_best_at_its_cap(monkeypatch):
+    _scripted_matches(monkeypatch, [(10, 0, 10)] * 3)
+    net = AlphaZeroNet(model_preset("tiny"))
+    result = evaluation.gate(net, net, ArenaConfig(pairs=10, max_pairs=30), seed=0, threads=1, mcts=RUN_MCTS, device="cpu")
+    assert not result.promoted and result.truncated and result.rounds == 3 and result.elo_step is None
+
+
+def test_without_gating_one_round_measures_the_step_of_the_network_that_becomes_the_best(monkeypatch):
+    calls = _scripted_matches(monkeypatch, [(25, 0, 15)])
+    net = AlphaZeroNet(model_preset("tiny"))
+    result = evaluation.gate(net, net, ArenaConfig(gating=False, pairs=20), seed=0, threads=1, mcts=RUN_MCTS, device="cpu")
+    assert len(calls) == 1 and result.llr is None and result.elo_step == result.elo_diff

@@ -39,12 +39,12 @@ def _buffer_with_old_shards(directory):
 
 def test_prune_step_deletes_shards_outside_the_window_and_keep_old_shards_keeps_them(tmp_path):
     kept = _buffer_with_old_shards(tmp_path / "kept")
-    TrainingRun._prune_replay(SimpleNamespace(cfg=SimpleNamespace(train=TrainConfig(window_positions=200, batch_size=32, keep_old_shards=True)), replay=kept))
+    TrainingRun._prune_replay(SimpleNamespace(cfg=SimpleNamespace(train=TrainConfig(window_positions=200, batch_size=32, min_positions=100, keep_old_shards=True)), replay=kept))
     assert len(list_shards(kept.directory)) == 6
 
     pruned = _buffer_with_old_shards(tmp_path / "pruned")
     before = (pruned.total_games, pruned.total_positions, pruned.state_dict()["window_shards"])
-    TrainingRun._prune_replay(SimpleNamespace(cfg=SimpleNamespace(train=TrainConfig(window_positions=200, batch_size=32)), replay=pruned))
+    TrainingRun._prune_replay(SimpleNamespace(cfg=SimpleNamespace(train=TrainConfig(window_positions=200, batch_size=32, min_positions=100)), replay=pruned))
     remaining = list_shards(pruned.directory)
     assert 0 < len(remaining) < 6
     assert set(before[2]) <= set(remaining), "a shard still in the window was deleted"

@@ -53,6 +53,14 @@ def test_ships_the_best_network_with_config_sessions_and_counters(tmp_path):
     assert extra["run"] == {"iteration": 7, "step": 321, "seconds": 600.0, "best_id": 2}  # no RNG state
 
 
+def test_the_summary_line_counts_in_words(tmp_path, capsys):
+    fake_run(tmp_path / "run")
+    assert main([str(tmp_path / "run"), str(tmp_path / "a.pt")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("2 recorded sessions, 0 commits given")
+    assert main([str(tmp_path / "run"), str(tmp_path / "b.pt"), "--commit", "c" * 7]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("2 recorded sessions, 1 commit given")
+
+
 def test_ships_latest_or_a_numbered_network_on_request(tmp_path):
     nets, latest = fake_run(tmp_path / "run")
     ship(tmp_path / "run", tmp_path / "latest.pt", network="latest")

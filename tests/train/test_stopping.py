@@ -51,26 +51,6 @@ def group_gone(pgid: int, timeout: float = 15) -> bool:
     return False
 
 
-def test_sigterm_to_the_process_group_stops_cleanly_and_restarts_no_worker(tmp_path):
-    log_path = tmp_path / "out.txt"
-    # log_every_steps above the steps of an iteration: the status line must still show the losses.
-    proc = start_run(tmp_path / "run", log_path, "run.max_iterations=50", "run.log_every_steps=1000")
-    try:
-        first = wait_for(log_path, "iter 1 |", proc)
-        os.killpg(proc.pid, signal.SIGTERM)
-        assert proc.wait(timeout=120) == 0
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    output = log_path.read_text()
-    status = next(line for line in first.splitlines() if "iter 1 |" in line)
-    assert "loss -" not in status and "loss " in status and "(+0)" not in status.split("steps")[1].split("|")[0]
-    assert "stop requested (SIGTERM)" in output and "stopped at iteration" in output
-    assert "died" not in output and "restarting" not in output, output[-3000:]
-    assert "starting 1 self-play worker(s): loading the network and compiling the search kernels" in output
-    assert group_gone(proc.pid)
-
-
 def test_a_second_ctrl_c_stops_at_once_with_one_line_of_what_was_kept_and_lost(tmp_path):
     log_path = tmp_path / "out.txt"
     # Shards of 8 games at 200 simulations: a worker needs seconds to finish one, so the second
@@ -105,3 +85,46 @@ def test_status_line_losses_cover_every_step_since_the_last_report(tmp_path):
     metrics.flush_losses(step=4)  # TensorBoard's flushes do not take the status line's sums
     assert metrics.take_report_losses() == {"total": 4.0, "policy": 3.0, "value": 1.0}
     metrics.close()
+
+
+def test_sigterm_to_the_process_group_stops_cleanly_keeps_the_games_in_play_and_the_resumed_run_finishes_them(tmp_path):
+    """SIGTERM to the whole group (as `timeout`, systemd, docker and Slurm send it; a first Ctrl-C
+    is the same) is a normal stop that restarts nothing and loses no game: finished ones are in
+    shards, those in play are saved and played on by the resumed run. The same run shows the first
+    minutes a user sees: a status line after the first games (before the first iteration ends), a
+    loss point at step 1, and a status line with the iteration's losses even when
+    run.log_every_steps is above an iteration's steps."""
+    from alphazero.replay.shard import read_records
+    from alphazero.selfplay.packing import load_games
+
+    from .helpers import latest_state, run_training, scalars
+
+    run_dir, log_path = tmp_path / "run", tmp_path / "out.txt"
+    proc = start_run(run_dir, log_path, "run.max_iterations=50", "eval.every_steps=0", "run.log_every_steps=1000")
+    try:
+        first = wait_for(log_path, "iter 1 |", proc)
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(timeout=120) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    output = log_path.read_text()
+    status = next(line for line in first.splitlines() if "iter 1 |" in line)
+    assert "loss -" not in status and "loss " in status and "(+0)" not in status.split("steps")[1].split("|")[0]
+    assert "stop requested (SIGTERM)" in output and "stopped at iteration" in output
+    assert "died" not in output and "restarting" not in output, output[-3000:]
+    assert "starting 1 self-play worker(s): loading the network and compiling the search kernels" in output
+    assert group_gone(proc.pid)
+    assert output.index("first games |") < output.index("iter 1 |")  # by count: the first shard, not an iteration
+    assert "self-play workers playing after" in output
+    assert scalars(run_dir, "loss/total")[0][0] == 1
+    saved = load_games(run_dir / "selfplay-in-flight" / "w0.npz")
+    assert saved and all(record.black_margin is None for record in saved)
+    assert f"{len(saved)} games in play were saved" in output
+
+    before = {path.name for path in (run_dir / "replay").glob("*.npz")}
+    run_training(run_dir, "run.resume=true", f"run.max_iterations={latest_state(run_dir)['iteration'] + 1}", "eval.every_steps=0")
+    finished = [record for path in sorted((run_dir / "replay").glob("*.npz")) if path.name not in before for record in read_records(path)]
+    for partial in saved:
+        assert any(len(record) > len(partial) and (record.actions[: len(partial)] == partial.actions).all()
+                   and record.start == partial.start for record in finished), "a saved game was not played on"

@@ -1,0 +1,105 @@
+"""What a long command shows a person while it works: progress on a terminal, silence in a pipe.
+
+A command that runs for minutes (an arena match, a ladder, a benchmark) should not wait in
+silence on a terminal, and should not fill a log or a pipe with progress lines a script then has
+to skip. So progress goes to stderr, on by default exactly when stderr is a terminal; a command's
+`--progress/--no-progress` flag overrides that either way (`progress_wanted`).
+
+`StatusLine` draws one line that rewrites itself in place on a terminal (at most a few times a
+second) and, where progress was asked for on a stream that is not a terminal (a log file), writes
+whole lines instead, at most one a minute, plus the last one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def progress_wanted(flag: bool | None, stream=None) -> bool:
+    """`flag` when the user gave one (--progress / --no-progress), else whether `stream` (default
+    sys.stderr) is a terminal."""
+    if flag is not None:
+        return bool(flag)
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stream
+        return False
+
+
+def add_progress_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """`--progress/--no-progress` (default: on when stderr is a terminal) on `parser`."""
+    parser.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help=f"report {what} on stderr (default: on when stderr is a terminal, off in a pipe or a log)",
+    )
+
+
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 worker`, `0 workers`, `3 commits`: a number with its noun in the right number."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
+def format_seconds(seconds: float) -> str:
+    """`42 s`, `3 min 05 s`, `1 h 02 min`: durations a person reads at a glance."""
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+class StatusLine:
+    """One line of progress on `stream` (default sys.stderr).
+
+    On a terminal `update` rewrites the line in place, at most every `tty_interval` seconds; on
+    anything else it writes a new line at most every `log_interval` seconds. `close` writes the last
+    text given (if not yet shown) and ends the line. Nothing is written when `enabled` is False.
+    """
+
+    def __init__(self, enabled: bool, stream=None, tty_interval: float = 0.25, log_interval: float = 60.0, clock=time.monotonic):
+        self.enabled = enabled
+        self.stream = sys.stderr if stream is None else stream
+        self.is_tty = progress_wanted(None, self.stream)
+        self.interval = tty_interval if self.is_tty else log_interval
+        self.clock = clock
+        self._shown_at: float | None = None
+        self._pending: str | None = None
+        self._width = 0
+
+    def update(self, text: str, force: bool = False) -> None:
+        if not self.enabled:
+            return
+        now = self.clock()
+        if not force and self._shown_at is not None and now - self._shown_at < self.interval:
+            self._pending = text
+            return
+        self._show(text)
+        self._shown_at = now
+
+    def _show(self, text: str) -> None:
+        self._pending = None
+        if self.is_tty:
+            padding = " " * max(0, self._width - len(text))
+            self.stream.write(f"\r{text}{padding}")
+            self._width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def close(self, text: str | None = None) -> None:
+        """Show `text` (or the last text not yet shown) and end the line."""
+        if not self.enabled:
+            return
+        last = text if text is not None else self._pending
+        if last is not None:
+            self._show(last)
+        if self.is_tty and self._width:
+            self.stream.write("\n")
+            self.stream.flush()
+        self._width = 0
+        self._shown_at = None

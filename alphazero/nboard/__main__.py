@@ -1,0 +1,64 @@
+"""`python -m alphazero.nboard`: our AI as an engine for the NBoard Othello GUI (NBoard protocol 2).
+
+    python -m alphazero.nboard                                    # the default network, 50 simulations per depth
+    python -m alphazero.nboard --checkpoint run/checkpoints/best.pt --simulations-per-depth 100
+    python -m alphazero.nboard --seconds 5                        # no search longer than 5 s
+
+In NBoard: Engine > Select engine > Add, with the command line above (run from the repository, or
+give --checkpoint). `set depth N` from the GUI means N x --simulations-per-depth simulations per
+search. stdout carries the protocol only; messages go to stderr. docs/frontends.md has the mapping.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from alphazero.nboard.engine import DEFAULT_SIMULATIONS_PER_DEPTH, NBoardEngine, serve
+from alphazero.play.choosers import (
+    NoAIError,
+    SearchSettings,
+    add_ai_arguments,
+    build_chooser,
+    positive_int,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m alphazero.nboard",
+        description="Our AI as an NBoard-protocol engine on stdin/stdout.",
+        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_ai_arguments(parser)
+    parser.add_argument("--simulations-per-depth", type=positive_int, default=DEFAULT_SIMULATIONS_PER_DEPTH,
+                        help=f"simulations per unit of NBoard's `set depth` (default {DEFAULT_SIMULATIONS_PER_DEPTH})")
+    parser.add_argument("--name", default="AlphaZero", help="the name shown in NBoard (default AlphaZero)")
+    args = parser.parse_args(argv)
+    try:
+        chooser = build_chooser(args.checkpoint, args.player, SearchSettings.from_args(args))
+    except NoAIError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"alphazero.nboard: playing as {chooser.name}", file=sys.stderr, flush=True)
+
+    def send(line: str) -> None:
+        try:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            pass  # the GUI went away; the end of input stops the loop
+
+    engine = NBoardEngine(chooser, send, name=args.name, simulations_per_depth=args.simulations_per_depth,
+                          seconds=args.seconds, log=sys.stderr)
+    try:
+        return serve(engine)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        chooser.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

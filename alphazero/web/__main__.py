@@ -1,0 +1,103 @@
+"""`python -m alphazero.web`: the web board, served on this machine only.
+
+    python -m alphazero.web                                   # the default network (as play and gtp)
+    python -m alphazero.web --checkpoint run/checkpoints/best.pt --run run
+    python -m alphazero.web --port 0                          # any free port (the address is printed)
+
+Open the printed address in a browser: play against a network (either colour, by simulations or
+seconds per move, undo, start from a pasted transcript, board or GGF; save the record as a
+transcript or GGF), analyse a position (the policy as a heat map, value and win %, the search's
+top moves with visits and Q, the principal variation, the exact solver's result near the end, a
+value-over-the-game chart), and with --run watch the run's latest self-play games and its
+strength and loss curves. It listens on 127.0.0.1 unless --host says otherwise. Needs the web
+extra: pip install -e ".[web]". docs/frontends.md has the details.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import sys
+
+from alphazero.play.choosers import SearchSettings, add_ai_arguments, default_checkpoint
+
+DEFAULT_PORT = 8037
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m alphazero.web",
+        description="The web board: play, analyse, and watch a training run, in the browser.",
+        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_ai_arguments(parser)
+    parser.add_argument("--run", metavar="DIR", help="a training run directory for the run viewer")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only; anything else "
+                             "lets other machines use the board and read files by path)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    if args.player:
+        print("error: the web board plays and analyses with a network: give --checkpoint, not --player", file=sys.stderr)
+        return 2
+    try:
+        from alphazero.web.server import create_app
+    except ImportError as err:
+        print(f'error: the web board needs the web extra ({err.name} is missing): pip install -e ".[web]"', file=sys.stderr)
+        return 2
+    from alphazero.web.analysis import Engines
+    from alphazero.web.positions import InputError
+    from alphazero.web.runs import RunReader
+
+    checkpoint = args.checkpoint or default_checkpoint()
+    if checkpoint is None:
+        print("error: no --checkpoint given and no default network (checkpoints/selfplay.pt, "
+              "checkpoints/warmstart.pt) found", file=sys.stderr)
+        return 2
+    settings = SearchSettings(None, None, args.device, args.threads, args.leaves_per_step, args.seed, args.endgame)
+    engines = Engines(checkpoint, settings)
+    try:
+        engines.chooser(None)  # load the default network now: a bad file is refused before serving
+        if args.run:
+            RunReader.check_run(args.run)
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    app = create_app(engines, run_dir=args.run, default_simulations=args.simulations or 200, default_seconds=args.seconds)
+
+    from werkzeug.serving import make_server
+
+    try:
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as err:
+        print(f"error: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
+        return 2
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    if not is_loopback(args.host):
+        print(f"alphazero.web: warning: listening on {args.host}, reachable from other machines", file=sys.stderr)
+    print(f"alphazero.web: serving http://{host}:{server.server_port}/ (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        engines.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

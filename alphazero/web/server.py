@@ -1,0 +1,157 @@
+"""The web board's HTTP side: a Flask app serving the static page and a small JSON API.
+
+Flask (on Werkzeug, whose threaded server `python -m alphazero.web` runs) because every handler
+here is a blocking call into the network or the search, which is what a WSGI framework's threads
+are for; an ASGI stack would push each call to a thread pool anyway. Werkzeug is already installed
+as TensorBoard's dependency.
+
+The API (JSON in and out; the page holds the game, see alphazero.web.positions):
+
+  GET  /api/config              the default network, the checkpoints on offer, the run, defaults
+  POST /api/position            {start, moves} -> the position described (board, legal, record texts)
+  POST /api/move                {start, moves, move} -> the position after the move
+  POST /api/load                {text, game} -> a pasted transcript / board / GGF as a position
+  POST /api/ai_move             {start, moves, checkpoint, simulations, seconds} -> {move, search}
+  POST /api/analyse             {... the same} -> {network (policy, value), search (moves, PV, solver)}
+  POST /api/values              {start, moves, checkpoint} -> the network's value of every position
+  GET  /api/run/games?run=DIR   the run's newest self-play games
+  GET  /api/run/game?run=DIR&id=SHARD:INDEX   one game with the search's policy and value per ply
+  GET  /api/run/curves?run=DIR  strength and loss curves from the run's TensorBoard events
+
+Bad input (a malformed transcript, an illegal move, a missing checkpoint or run directory) is a
+400 answer `{"error": "..."}` that the page shows, and a line in the server's log; the server
+writes no file, so nothing on disk changes.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from flask import Flask, jsonify, request, send_from_directory
+
+from alphazero.web.analysis import Budget, Engines
+from alphazero.web.positions import InputError, describe, game_from_request, game_from_text, play_move
+from alphazero.web.runs import RunReader
+
+log = logging.getLogger("alphazero.web")
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_REQUEST_BYTES = 1_000_000
+
+
+def available_checkpoints(default: str, run_dir: str | None) -> list[str]:
+    """Checkpoints the page offers: the default, the shipped ones, the run's (any path may be typed)."""
+    from alphazero.play.choosers import DEFAULT_CHECKPOINT
+
+    found = [default]
+    shipped = Path(__file__).resolve().parents[2] / DEFAULT_CHECKPOINT.parent
+    for directory in ([Path(run_dir) / "checkpoints"] if run_dir else []) + [DEFAULT_CHECKPOINT.parent, shipped]:
+        if directory.is_dir():
+            for path in sorted(directory.glob("*.pt")):
+                text = str(path)
+                if text not in found and not any(Path(f).resolve() == path.resolve() for f in found if Path(f).exists()):
+                    found.append(text)
+    return found
+
+
+def create_app(engines: Engines, run_dir: str | None = None, default_simulations: int = 200,
+               default_seconds: float | None = None) -> Flask:
+    app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    app.json.sort_keys = False
+    runs = RunReader()
+
+    def body() -> dict:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise InputError("the request body is not a JSON object")
+        return data
+
+    def budget(data: dict) -> Budget:
+        return Budget.from_request(data.get("simulations"), data.get("seconds"), default_simulations)
+
+    def game(data: dict):
+        return game_from_request(data.get("start"), data.get("moves"))
+
+    @app.errorhandler(InputError)
+    def bad_input(err):
+        log.warning("%s %s: %s", request.method, request.path, err)
+        return jsonify(error=str(err)), 400
+
+    @app.errorhandler(413)
+    def too_large(err):
+        log.warning("%s %s: request larger than %d bytes", request.method, request.path, MAX_REQUEST_BYTES)
+        return jsonify(error=f"request larger than {MAX_REQUEST_BYTES:,} bytes"), 413
+
+    @app.errorhandler(Exception)
+    def internal(err):
+        if hasattr(err, "code") and hasattr(err, "description"):  # an HTTP error (404, 405): as it is
+            return jsonify(error=f"{err.code}: {err.description}"), err.code
+        log.exception("%s %s failed", request.method, request.path)
+        return jsonify(error=f"internal error: {type(err).__name__}: {err}"), 500
+
+    @app.get("/")
+    def index():
+        return send_from_directory(STATIC, "index.html")
+
+    @app.get("/favicon.ico")
+    def favicon():
+        return "", 204
+
+    @app.get("/api/config")
+    def config():
+        return jsonify(
+            checkpoint=engines.default_checkpoint,
+            checkpoints=available_checkpoints(engines.default_checkpoint, run_dir),
+            run=run_dir, simulations=default_simulations, seconds=default_seconds,
+        )
+
+    @app.post("/api/position")
+    def position():
+        return jsonify(describe(game(body())))
+
+    @app.post("/api/move")
+    def move():
+        data = body()
+        return jsonify(describe(play_move(game(data), data.get("move", ""))))
+
+    @app.post("/api/load")
+    def load():
+        data = body()
+        try:
+            number = int(data.get("game") or 1)
+        except (TypeError, ValueError):
+            raise InputError(f"game number must be an integer, got {str(data.get('game'))[:20]!r}") from None
+        return jsonify(describe(game_from_text(data.get("text", ""), number)))
+
+    @app.post("/api/ai_move")
+    def ai_move():
+        data = body()
+        current = game(data)
+        answer = engines.ai_move(current, data.get("checkpoint"), budget(data))
+        after = play_move(current, answer["move"])
+        return jsonify(position=describe(after), **answer)
+
+    @app.post("/api/analyse")
+    def analyse():
+        data = body()
+        return jsonify(engines.analyse(game(data), data.get("checkpoint"), budget(data)))
+
+    @app.post("/api/values")
+    def values():
+        data = body()
+        return jsonify(engines.values(game(data), data.get("checkpoint")))
+
+    @app.get("/api/run/games")
+    def run_games():
+        return jsonify(runs.games(request.args.get("run") or run_dir or ""))
+
+    @app.get("/api/run/game")
+    def run_game():
+        return jsonify(runs.game(request.args.get("run") or run_dir or "", request.args.get("id", "")))
+
+    @app.get("/api/run/curves")
+    def run_curves():
+        return jsonify(runs.curves(request.args.get("run") or run_dir or ""))
+
+    return app

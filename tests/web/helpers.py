@@ -1,0 +1,39 @@
+"""Helpers for the web board's tests: a tiny run directory's parts, and a snapshot of a directory."""
+
+from pathlib import Path
+
+import numpy as np
+
+from alphazero.othello.bitboard import NUM_ACTIONS
+from alphazero.othello.game import GameState
+from alphazero.othello.record import GameRecord
+from alphazero.replay.buffer import shard_name
+from alphazero.replay.shard import write_shard
+
+
+def random_record(rng, network: int) -> GameRecord:
+    state, actions, policies = GameState.start(), [], []
+    while not state.is_over():
+        legal = state.legal_actions()
+        policy = np.zeros(NUM_ACTIONS, dtype=np.float32)
+        weights = rng.random(len(legal)) + 0.05
+        policy[legal] = weights / weights.sum()
+        action = int(rng.choice(legal))
+        actions.append(action)
+        policies.append(policy)
+        state = state.play(action)
+    return GameRecord(start=GameState.start(), actions=actions, policies=np.array(policies),
+                      root_values=rng.uniform(-1, 1, len(actions)).astype(np.float32),
+                      black_margin=state.black_margin(), metadata={"network": network, "simulations": 8})
+
+
+def write_run_shard(run: Path, sequence: int, games: int, seed: int) -> Path:
+    rng = np.random.default_rng(seed)
+    path = run / "replay" / shard_name(sequence, "w0")
+    write_shard(path, [random_record(rng, network=sequence) for _ in range(games)])
+    return path
+
+
+def snapshot(directory: Path) -> dict:
+    """Every file under `directory` with its size and mtime: what 'nothing changed on disk' compares."""
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(directory.rglob("*")) if p.is_file()}
