@@ -1,5 +1,7 @@
-"""`python -m alphazero.bench network [--preset small | --checkpoint PATH] [--threads 1]
-[--precisions fp32 bf16 auto]`: network speed on this machine, in each arithmetic side by side.
+"""`python -m alphazero.bench network [--preset small | --checkpoint PATH] [--threads 1]`: network
+speed on this machine.
+
+`--precisions fp32 bf16 auto` (the default) measures each arithmetic side by side.
 
 `--preset` takes any model preset, the warm-start zoo's included; `--checkpoint` measures the
 network a checkpoint holds (its architecture; the speed does not depend on the weights).
