@@ -293,7 +293,12 @@ def play_task(worker: SelfPlayWorker, worker_id: int, task: Task, follower: Best
             change = follower.change()
             if change is not None:
                 worker.use_network(*change, seed=task.seed)
-        cutter.add(worker.play(PROGRESS_SECONDS, stop=stop))
+        # Stop stepping at the step that fills the next shard (or ends the task), as a shard is
+        # cut right after the step that completes it, else after PROGRESS_SECONDS of steps.
+        wanted = cutter.games_per_shard - len(cutter.pending)
+        if task.games:
+            wanted = min(wanted, task.games - played - len(cutter.pending))
+        cutter.add(worker.play(PROGRESS_SECONDS, max_games=max(1, wanted), stop=stop))
         complete = task.games != 0 and played + len(cutter.pending) >= task.games
         written = write_shards(worker, worker_id, task.task_id, cutter, emit, task_complete=complete)
         if written is None:

@@ -106,3 +106,16 @@ def test_counting_evaluator_counts_calls_positions_and_the_seconds_spent_in_them
     taken = counter.take()
     assert taken["calls"] == 2 and taken["evaluations"] == 8 and 0.02 <= taken["evaluator_seconds"] < 1.0
     assert counter.take() == {"evaluations": 0, "calls": 0, "evaluator_seconds": 0.0}
+
+
+def test_a_shard_is_cut_at_the_step_that_fills_it_not_after_seconds_of_play(tmp_path, monkeypatch):
+    """Shards of games_per_shard games (a task's last one with the games of its final step): a
+    worker does not play on for seconds and pour the extra games into one big shard."""
+    checkpoints.publish_best(tmp_path, AlphaZeroNet(model_preset("tiny")), 0, 0.0, 0)
+    selfplay_cfg = SelfPlayConfig(workers=1, concurrent_games=8, games_per_shard=4)
+    mcts_cfg = MCTSConfig(simulations=2, temperature_plies=10)
+    messages = _run_worker_in_process(tmp_path, [Task(0, 8, seed=5)], selfplay_cfg, mcts_cfg, monkeypatch)
+    shards = [m for m in messages if isinstance(m, ShardReport)]
+    # 8 slots finish their games together: the first shard takes 4, the task's last the rest of
+    # that step (at most the 8 slots' games), never seconds' worth of further steps.
+    assert shards[0].games == 4 and sum(s.games for s in shards) <= 8 + 4
