@@ -32,3 +32,16 @@ def gtp_rhino() -> str:
     if not (os.path.exists(GTP_RHINO) or shutil.which("gtp-rhino")):
         pytest.skip(f"GRhino not installed ({GTP_RHINO}); apt-get install -y grhino")
     return GTP_RHINO if os.path.exists(GTP_RHINO) else shutil.which("gtp-rhino")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def precision_cache_of_the_session(tmp_path_factory):
+    """precision=auto's verdicts (alphazero.nn.precision) go to a file of this test session, not to
+    the user's cache directory; subprocesses inherit the variable."""
+    from alphazero.nn.precision import CACHE_ENV
+
+    patch = pytest.MonkeyPatch()
+    path = tmp_path_factory.mktemp("precision") / "precision.json"
+    patch.setenv(CACHE_ENV, str(path))
+    yield path
+    patch.undo()

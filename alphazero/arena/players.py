@@ -126,11 +126,12 @@ class MCTSPlayer(Player):
     @classmethod
     def from_checkpoint(
         cls, path, simulations: int = 100, device: str = "auto", config=None, name=None, threads: int | None = None,
-        endgame: int | None = None,
+        endgame: int | None = None, precision: str = "auto",
     ) -> "MCTSPlayer":
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
-        `threads` for its network calls, torch's default when None). `endgame` sets
-        `MCTSConfig.endgame_solve_empties` (None: the default; 0: off)."""
+        `threads` for its network calls, torch's default when None; `precision` auto, fp32 or
+        bf16, see alphazero.nn.precision). `endgame` sets `MCTSConfig.endgame_solve_empties`
+        (None: the default; 0: off)."""
         from alphazero.engine.factory import build_evaluator
         from alphazero.nn.checkpoint import load_network
 
@@ -143,9 +144,12 @@ class MCTSPlayer(Player):
 
             if simulations > 0:
                 require_board_only(network.cfg, f"MCTS (simulations={simulations}; only simulations=0 plays its raw policy)")
+            if precision not in ("auto", "fp32"):
+                raise ValueError(f"precision={precision}: a history-reading network's raw-policy player runs in float32 only")
             return HistoryPolicyPlayer(network, device=device, name=name or f"policy({os.path.basename(str(path))})", threads=threads)
-        evaluator = build_evaluator(network, device=device, threads=threads)
+        evaluator = build_evaluator(network, device=device, threads=threads, precision=precision)
         extra = "" if endgame is None else f",endgame={endgame}"
+        extra += "" if precision == "auto" else f",precision={precision}"
         label = name or f"mcts({os.path.basename(str(path))},simulations={simulations}{extra})"
         return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label)
 
@@ -180,13 +184,15 @@ class MCTSPlayer(Player):
 
 
 def build_player(network, mcts: "MCTSConfig | None" = None, simulations: int | None = None, device="auto",
-                 threads: int | None = None, name: str | None = None, seed: int = 0):
+                 threads: int | None = None, name: str | None = None, seed: int = 0, precision: str = "auto",
+                 precision_cache=None):
     """An MCTSPlayer on `network` (module or checkpoint path) with `play_config(mcts,
-    simulations)` on `device`: the one way gating and evaluation build a network player.
-    simulations=0 plays the raw policy."""
+    simulations)` on `device`, in `precision` (verdicts cached in `precision_cache`, None: the
+    user's cache): the one way gating and evaluation build a network player. simulations=0 plays
+    the raw policy."""
     from alphazero.engine.factory import build_evaluator, play_config
 
-    evaluator = build_evaluator(network, device=device, threads=threads)
+    evaluator = build_evaluator(network, device=device, threads=threads, precision=precision, precision_cache=precision_cache)
     if simulations == 0:  # the raw policy: no search, so no search settings
         return MCTSPlayer(evaluator, simulations=0, name=name, seed=seed)
     config = play_config(mcts, simulations)
@@ -421,18 +427,21 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda][,threads=T][,endgame=E]   (simulations 100 by default; 0 = raw policy; T CPU threads; E: solve exactly from E empties, 0 = off, default MCTSConfig's)",
+    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E]   (simulations 100 by default; 0 = raw policy; T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve exactly from E empties, 0 = off, default MCTSConfig's)",
     "mcts:evaluator=uniform[,simulations=N][,endgame=E]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"',
     "any form may add ,name=LABEL",
 )
+
+# torch CPU threads of a checkpoint player unless its spec says threads=T.
+DEFAULT_PLAYER_THREADS = 1
 
 # kind -> {option: type}; the first entry of a kind whose name is `command` may be given bare.
 _SPEC_OPTIONS = {
     "random": {"seed": int},
     "greedy": {},
     "alphabeta": {"depth": int, "endgame": int},
-    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str, "threads": int, "endgame": int},
+    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str, "threads": int, "precision": str, "endgame": int},
     "gtp": {"command": str, "processes": int, "timeout": float},
 }
 
@@ -536,7 +545,7 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
         if has_evaluator:
             if options["evaluator"] != "uniform":
                 raise _spec_error(spec, f"unknown evaluator {options['evaluator']!r} (only 'uniform')")
-            for option in ("device", "threads"):
+            for option in ("device", "threads", "precision"):
                 if option in options:
                     raise _spec_error(spec, f"{option}= applies only to checkpoint players")
             from alphazero.mcts.evaluator import UniformEvaluator
@@ -545,12 +554,18 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
             extra = "" if endgame is None else f",endgame={endgame}"
             return MCTSPlayer(UniformEvaluator(), simulations=simulations, config=_with_endgame(None, endgame),
                               name=f"mcts(uniform,simulations={simulations}{extra})")
-        threads = options.get("threads")
-        if threads is not None and threads < 1:
+        # One torch thread unless asked: an arena process holds several players, often beside
+        # other processes (ladder shards, a training run), and torch's threads spin-wait on busy
+        # cores (a 2-game match: 63.6 s with torch's 2 threads, 4.0 s with 1; docs/threads.md).
+        threads = options.get("threads", DEFAULT_PLAYER_THREADS)
+        if threads < 1:
             raise _spec_error(spec, f"threads must be >= 1, got {threads}")
+        precision = options.get("precision", "auto")
+        if precision not in ("auto", "fp32", "bf16", "fp16"):
+            raise _spec_error(spec, f"precision must be auto, fp32, bf16 or fp16 (CUDA), got {precision!r}")
         return MCTSPlayer.from_checkpoint(
             options["checkpoint"], simulations=simulations, device=options.get("device", "auto"), threads=threads,
-            endgame=options.get("endgame"),
+            endgame=options.get("endgame"), precision=precision,
         )
     if kind == "gtp":
         if not options.get("command", "").strip():

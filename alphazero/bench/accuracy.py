@@ -12,6 +12,13 @@ mean -log p(expert move), value MSE against the target and the value's sign accu
 games. The value target defaults to the one the checkpoint was pretrained on (recorded in it),
 else the game outcome. A network that reads the game's history (model=seed_cnn_rnn) gets the
 previous actions of each position's game.
+
+`--precision bf16` scores the network in bf16 (`pretrain.accuracy.inference_forward`), fp32 by
+default. `--against fp32` (with `--precision bf16`, or the other way) also evaluates every
+position through `NetworkEvaluator` (the path self-play, the arena and play use) in both
+precisions and reports their agreement: the share of positions whose top-1 move is the same,
+and the mean and largest |value difference| (issue 39's bf16 quality check: >= 98% and <= 0.02).
+`--positions N` scores a random sample of N positions (seeded by `--sample-seed`) instead of all.
 """
 
 import argparse
@@ -26,7 +33,7 @@ from alphazero.data.wthor import read_wthor_directory, replay_database
 from alphazero.nn.model import count_parameters
 from alphazero.othello.history import history_windows
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_weights
-from alphazero.nn.inference import resolve_device
+from alphazero.nn.inference import NetworkEvaluator, resolve_device
 from alphazero.pretrain.accuracy import evaluate_accuracy
 from alphazero.pretrain.config import DEFAULT_WTHOR_DIR, VALUE_TARGETS, PretrainConfig
 
@@ -54,6 +61,38 @@ def random5_positions(data: Path, dataset_dir: str, seed: int, history: int = 0)
     return split.positions, np.asarray(split.moves, dtype=np.int64), split.values, split.margins, len(np.unique(split.game)), windows
 
 
+def precision_agreement(net, positions: np.ndarray, precision: str, against: str, device, batch_size: int) -> dict:
+    """How far `precision` strays from `against` through NetworkEvaluator on `positions`: the
+    share with the same top-1 move (legal moves only; ties broken by the lower action in both),
+    mean / 99th percentile / largest |value difference|, and the largest |prior difference|."""
+    if net.cfg.needs_history:
+        raise ValueError("--against needs a board-only network (NetworkEvaluator cannot feed a history)")
+    evaluators = {p: NetworkEvaluator(net, device=device, precision=p) for p in (precision, against)}
+    top1 = {p: [] for p in evaluators}
+    values = {p: [] for p in evaluators}
+    largest_prior_difference = 0.0
+    for start in range(0, len(positions), batch_size):
+        chunk = np.ascontiguousarray(positions[start : start + batch_size], dtype=np.uint64)
+        priors = {}
+        for p, evaluator in evaluators.items():
+            priors[p], value = evaluator(chunk)
+            top1[p].append(priors[p].argmax(axis=1))
+            values[p].append(value)
+        largest_prior_difference = max(largest_prior_difference, float(np.abs(priors[precision] - priors[against]).max()))
+    same = np.concatenate(top1[precision]) == np.concatenate(top1[against])
+    difference = np.abs(np.concatenate(values[precision]).astype(np.float64) - np.concatenate(values[against]))
+    return {
+        "precision": precision,
+        "against": against,
+        "positions": int(len(same)),
+        "top1_same": round(float(same.mean()), 5),
+        "mean_abs_value_difference": round(float(difference.mean()), 5),
+        "p99_abs_value_difference": round(float(np.quantile(difference, 0.99)), 5),
+        "max_abs_value_difference": round(float(difference.max()), 5),
+        "max_abs_prior_difference": round(largest_prior_difference, 5),
+    }
+
+
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench accuracy", description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", type=Path, required=True, help="checkpoint file (alphazero.nn.checkpoint format)")
@@ -66,7 +105,15 @@ def main(argv):
     parser.add_argument("--batch-size", type=int, default=2048)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, auto, ...")
+    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="the network's arithmetic (default fp32)")
+    parser.add_argument("--against", choices=("fp32", "bf16"), help="also report the agreement with this precision (see above)")
+    parser.add_argument("--positions", type=int, default=0, help="score a random sample of this many positions (default 0: all)")
+    parser.add_argument("--sample-seed", type=int, default=0, help="seed of --positions' sample (default 0)")
     args = parser.parse_args(argv)
+    if args.positions < 0:
+        parser.error(f"--positions must be >= 0, got {args.positions}")
+    if args.against == args.precision:
+        parser.error(f"--against {args.against} is the precision being scored; pick the other one")
     torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
 
@@ -81,17 +128,27 @@ def main(argv):
         positions, moves, outcomes, margins, games, windows = expert_positions(args.data, args.years, history)
     else:
         positions, moves, outcomes, margins, games, windows = random5_positions(args.data, args.dataset_dir, args.split_seed, history)
+    available = len(moves)
+    if args.positions and args.positions < available:
+        rows = np.sort(np.random.default_rng(args.sample_seed).choice(available, args.positions, replace=False))
+        positions, moves, outcomes, margins = positions[rows], moves[rows], outcomes[rows], margins[rows]
+        windows = None if windows is None else windows[rows]
     start = time.perf_counter()
     report = evaluate_accuracy(
-        net, positions, moves, outcomes if value_target == "outcome" else margins, batch_size=args.batch_size, device=device, history=windows
+        net, positions, moves, outcomes if value_target == "outcome" else margins, batch_size=args.batch_size, device=device, history=windows,
+        precision=args.precision,
     )
     seconds = time.perf_counter() - start
+    agreement = precision_agreement(net, positions, args.precision, args.against, device, args.batch_size) if args.against else None
     return {
         "checkpoint": str(args.checkpoint),
         "split": args.split,
         **({"years": args.years} if args.split == "year" else {"split_seed": args.split_seed}),
         "games": games,
+        "precision": args.precision,
+        **({"sample": {"positions": len(moves), "of": available, "seed": args.sample_seed}} if len(moves) < available else {}),
         **report.as_dict(),
+        **({"agreement": agreement} if agreement else {}),
         "value_target": value_target,
         "model": checkpoint.model_config.to_dict(),
         "parameters": count_parameters(net),

@@ -106,7 +106,7 @@ def main(argv):
     parser.add_argument("--repeats", type=int, default=3, help="timed runs; the fastest is reported")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="network evaluators: torch device or auto")
-    parser.add_argument("--threads", type=int, default=None, help="network evaluators: torch CPU threads")
+    parser.add_argument("--threads", type=int, default=1, help="network evaluators: torch CPU threads (default 1; docs/threads.md)")
     parser.add_argument("--endgame", type=int, default=None,
                         help="mcts.endgame_solve_empties (default: MCTSConfig's; 0 = solver off)")
     parser.add_argument("--endgame-wld", type=int, default=None,

@@ -3,6 +3,11 @@
     python -m alphazero.bench selfplay --preset cpu --seconds 60
     python -m alphazero.bench selfplay --preset gpu --device cuda --seconds 120 --workers 12
     python -m alphazero.bench selfplay --preset cpu --backend ray --ray-address local --seconds 60
+    python -m alphazero.bench selfplay --preset cpu --precisions fp32 auto --rounds 2 --seconds 60
+
+`--precisions fp32 auto` measures the pipeline once per precision, back to back (`--rounds`
+times over, alternating), and the line holds every run, each precision's mean positions/s and
+its ratio to the first's (`ratio_to_fp32`); `precision_used` says what auto chose and how.
 
 Starts the preset's workers (and inference server, where the preset uses one) exactly as a
 training run does, on a network of the preset's model with random weights, lets them play until
@@ -49,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import shutil
 import sys
 import tempfile
@@ -87,17 +93,25 @@ def _parse(argv):
     parser.add_argument("--ray-address", default="local", help="with --backend ray: local (in-process Ray), auto or HOST:PORT (default local)")
     parser.add_argument("--network-seconds", type=float, default=3.0, help="time to measure the network alone (default 3)")
     parser.add_argument("--keep-dir", action="store_true", help="keep the temporary run directory")
+    parser.add_argument(
+        "--precisions", nargs="+", choices=("auto", "fp32", "bf16", "fp16"), default=None,
+        help="measure the pipeline once per precision (selfplay.precision), back to back, e.g. fp32 auto; the line then holds "
+        "each run and each one's positions/s over the first's (default: one run in the preset's precision)",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="with --precisions: repeat the sequence this many times (default 1)")
     add_progress_option(parser, "the phase and the positions per second so far")
     parser.add_argument("overrides", nargs="*", help="further config overrides, e.g. mcts.simulations=100 selfplay.server_wait_ms=2")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.warmup < 0:
         parser.error("--seconds must be > 0 and --warmup >= 0")
+    if args.rounds < 1:
+        parser.error(f"--rounds must be >= 1, got {args.rounds}")
     return args
 
 
-def _config(args):
-    """The preset's typed config with the command line's choices applied."""
-    overrides = list(args.overrides) + [f"selfplay.backend={args.backend}"]
+def _config(args, extra=()):
+    """The preset's typed config with the command line's choices (and `extra` overrides) applied."""
+    overrides = list(args.overrides) + list(extra) + [f"selfplay.backend={args.backend}"]
     if args.backend == "ray":
         overrides.append(f"ray.address={args.ray_address}")
     if args.workers is not None:
@@ -177,20 +191,71 @@ def _measure(pool, seconds: float, gpu, status: StatusLine | None = None) -> dic
 
 def main(argv):
     args = _parse(argv)
+    if not args.precisions:
+        return measure(args)
+    return compare_precisions(args)
 
+
+def compare_precisions(args) -> dict:
+    """The pipeline in each of `args.precisions`, back to back (`--rounds` times over), each in a
+    fresh run directory (so auto measures in it as a training run would, before the measured
+    window); positions/s of each over the first precision's."""
+    from alphazero.nn.precision import describe_cpu
+
+    precisions = list(dict.fromkeys(args.precisions))
+    runs = {precision: [] for precision in precisions}
+    load_before = os.getloadavg() if hasattr(os, "getloadavg") else None
+    for _ in range(args.rounds):
+        for precision in precisions:
+            runs[precision].append(measure(args, [f"selfplay.precision={precision}"]))
+    first = precisions[0]
+    summary = {
+        precision: {
+            "positions_per_second": [run["positions_per_second"] for run in done],
+            "mean_positions_per_second": round(sum(run["positions_per_second"] for run in done) / len(done), 1),
+            "pipeline_evals_per_second": [run["pipeline_evals_per_second"] for run in done],
+            "mean_batch": [run["mean_batch"] for run in done],
+            "precision_used": done[0].get("precision_used"),
+        }
+        for precision, done in runs.items()
+    }
+    base = summary[first]["mean_positions_per_second"]
+    return {
+        "benchmark": "selfplay",
+        "preset": args.preset,
+        "compare": precisions,
+        "rounds": args.rounds,
+        "cpu": describe_cpu(),
+        "load_average_before": [round(x, 2) for x in load_before] if load_before else None,
+        "load_average_after": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+        "summary": summary,
+        "ratio_to_" + first: {p: round(summary[p]["mean_positions_per_second"] / base, 3) if base else None for p in precisions},
+        "runs": runs,
+        "command": " ".join(["python -m alphazero.bench selfplay", *sys.argv[2:]]) if len(sys.argv) > 1 else None,
+    }
+
+
+def measure(args, extra=()) -> dict:
+    """One measurement of the pipeline: the preset with the command line's choices and `extra`
+    overrides (see the module docstring)."""
     import torch
 
     from alphazero.nn.checkpoint import build_network
     from alphazero.nn.inference import resolve_device
+    from alphazero.nn.precision import describe_cpu
     from alphazero.selfplay.throughput import GpuUtilization, network_evals_per_second, network_only_setting
+    from alphazero.selfplay.worker import resolve_worker_precision
 
-    cfg = _config(args)
+    cfg = _config(args, extra)
     device = resolve_device(args.device or cfg.selfplay.device)
     selfplay_cfg = dataclasses.replace(cfg.selfplay, device=str(device))
     run_dir = Path(tempfile.mkdtemp(prefix="alphazero-bench-selfplay-"))
     torch.manual_seed(0)
     net = build_network(cfg.model)
     net.eval()
+    # As a training run does: settle precision=auto here (probe or cache) before the workers start.
+    choice = resolve_worker_precision(net, selfplay_cfg, str(run_dir))
+    precision_used = choice.as_dict() if choice is not None else {"precision": None, "requested": selfplay_cfg.precision}
     gpu = GpuUtilization()
     status = StatusLine(progress_wanted(args.progress))
     pool = _start_pool(args, cfg, selfplay_cfg, run_dir, net)
@@ -213,19 +278,24 @@ def main(argv):
     threads, copies = network_only_setting(selfplay_cfg, device)
     status.update(f"[bench selfplay] measuring the network alone at batch {mean_batch or 1:.1f} (about {format_seconds(3 * args.network_seconds)})", force=True)
     status.close()
-    network_rate = copies * network_evals_per_second(net, device, mean_batch or 1, seconds=args.network_seconds, threads=threads)
+    network_precision = choice.precision if choice is not None else selfplay_cfg.precision
+    network_rate = copies * network_evals_per_second(net, device, mean_batch or 1, seconds=args.network_seconds, threads=threads,
+                                                     precision=network_precision)
     return {
         "benchmark": "selfplay",
         "preset": args.preset,
         "backend": args.backend,
         "device": str(device),
-        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu",
+        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else describe_cpu(),
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
         "workers": selfplay_cfg.workers,
         "concurrent_games": selfplay_cfg.concurrent_games,
         "simulations": cfg.mcts.simulations,
         "leaves_per_step": cfg.mcts.leaves_per_step,
         "model": f"{cfg.model.blocks}x{cfg.model.channels}",
         "inference_server": selfplay_cfg.inference_server,
+        "precision": selfplay_cfg.precision,
+        "precision_used": precision_used,
         "server_pipeline": selfplay_cfg.server_pipeline if selfplay_cfg.inference_server else None,
         "seconds": round(seconds, 1),
         "positions_per_second": round(measured["moves"] / seconds, 1),

@@ -5,8 +5,8 @@ network, the run's `mcts` settings and a device here, so no caller can end up wi
 search settings on the wrong device by building its own (the gate once did: MCTSConfig()
 defaults on the CPU while the run searched otherwise on a GPU).
 
-- `build_evaluator(network, device, threads)`: the network (a module or a checkpoint path) behind
-  the Evaluator protocol on `device`.
+- `build_evaluator(network, device, threads, precision)`: the network (a module or a checkpoint
+  path) behind the Evaluator protocol on `device`, in float32 or bf16 (`alphazero.nn.precision`).
 - `build_search(mcts, evaluator, num_games, seed)`: self-play's BatchedSearch, the run's settings
   as they are (root noise, temperature schedule, tree reuse).
 - `play_config(mcts, simulations)`: the same settings for playing to win: no root noise,
@@ -26,10 +26,15 @@ import os
 from alphazero.mcts.config import MCTSConfig
 
 
-def build_evaluator(network, device="auto", threads: int | None = None):
+def build_evaluator(network, device="auto", threads: int | None = None, precision: str = "auto",
+                    probe_batch: int | None = None, precision_cache=None):
     """A NetworkEvaluator on `device` for `network`: an AlphaZeroNet, or a checkpoint path
-    (loaded weights-only). `threads`: torch CPU threads (process-wide), None keeps torch's."""
+    (loaded weights-only). `threads`: torch CPU threads (process-wide), None keeps torch's.
+    `precision`: auto, fp32, bf16 (or fp16 on CUDA); with auto on a CPU, `probe_batch` is the
+    batch size the caller mostly sends (None: the probe's cap) and `precision_cache` the verdict
+    cache file (None: the user's; a run passes the one in its run directory)."""
     from alphazero.nn.inference import NetworkEvaluator
+    from alphazero.nn.precision import PROBE_BATCH_CAP
 
     if isinstance(network, (str, os.PathLike)):
         from alphazero.nn.checkpoint import load_network
@@ -37,7 +42,8 @@ def build_evaluator(network, device="auto", threads: int | None = None):
         if not os.path.exists(network):
             raise FileNotFoundError(f"checkpoint {network} does not exist")
         network = load_network(network)
-    return NetworkEvaluator(network, device=device, threads=threads)
+    return NetworkEvaluator(network, device=device, threads=threads, precision=precision,
+                            probe_batch=probe_batch or PROBE_BATCH_CAP, precision_cache=precision_cache)
 
 
 def build_search(mcts: MCTSConfig, evaluator, num_games: int, seed: int = 0):

@@ -18,11 +18,14 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
   `CUDA_CHANNELS_LAST_MIN_BATCH` go through a channels-last copy of the model (cuDNN's NHWC
   tensor-core kernels: on an H100 the medium network's device work ran 1.39-1.42x faster at
   4,096-16,384 positions), smaller ones through the NCHW model (channels-last was 0.93x at 1,024).
-- On CPU: float32 everywhere (autocast off), the planes unpacked by a numba kernel, activations in
-  channels-last layout (faster than NCHW at every batch size measured); batches of at least
-  `cpu_inference.MIN_BATCH` go through oneDNN's fused conv+bias+add+ReLU kernels
-  (`cpu_inference.MkldnnForward`, 8-45% faster there by our noisy measurements), smaller ones
-  through the fused eager model.
+- On CPU: float32 or bfloat16 as `precision` says ("auto": measured on this machine by a short
+  probe at the caller's batch size and cached, `alphazero.nn.precision`). In bf16 the fused copy's
+  weights and the input planes are cast to bf16 (no autocast: casting once beats autocast's
+  per-call weight casts); the policy's softmax and everything after it stay float32. The planes
+  are unpacked by a numba kernel, activations in channels-last layout (faster than NCHW at every
+  batch size measured); batches of at least `cpu_inference.MIN_BATCH` go through oneDNN's fused
+  conv+bias+add+ReLU kernels (`cpu_inference.MkldnnForward`, 8-45% faster there in float32 by our
+  noisy measurements; they take bf16 too), smaller ones through the fused eager model.
   Threads are set with `torch.set_num_threads` (process-wide: torch has no per-module thread
   count). On a machine whose cores are already busy use threads=1: torch's worker threads
   spin-wait on each other, and with 2 threads on 2 contended cores batch-1 calls were measured
@@ -34,17 +37,19 @@ from __future__ import annotations
 import contextlib
 import copy
 import operator
+import os
 
 import numpy as np
 import torch
 from torch import nn
 
-from alphazero.nn import cpu_inference
+from alphazero.nn import cpu_inference, precision as precisions
 from alphazero.nn.encoding import encode_positions_and_mask, legal_mask_from_packed, pack_positions_and_mask, planes_from_packed
 from alphazero.nn.model import fuse_for_inference, masked_softmax
 from alphazero.othello.bitboard import NUM_ACTIONS
+from alphazero.othello.playout import random_positions
 
-PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+PRECISIONS = precisions.PRECISIONS
 CPU_KERNELS = ("auto", "eager")
 _VERSION = operator.attrgetter("_version")
 
@@ -78,26 +83,6 @@ def resolve_device(name: str | torch.device = "auto") -> torch.device:
     return device
 
 
-def resolve_precision(precision: str, device: torch.device) -> torch.dtype | None:
-    """The autocast dtype for `precision` on `device`, or None for plain float32.
-
-    "auto" is bf16 on CUDA (fp16 where the GPU lacks bf16) and float32 elsewhere. Reduced precision
-    is refused off CUDA: on the CI CPU (AVX-512 BF16, no AMX) bf16 autocast ran at 0.88x the
-    float32 speed (small preset, batch 256), and it would make results differ between machines.
-    """
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
-    if precision == "fp32":
-        return None
-    if device.type != "cuda":
-        if precision == "auto":
-            return None
-        raise ValueError(f"precision {precision!r} needs a CUDA device (autocast is CUDA-only here); got {device}")
-    if precision == "auto":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-    return torch.bfloat16 if precision == "bf16" else torch.float16
-
-
 # Smallest CUDA batch run in channels-last layout. Measured on an H100, medium network, bf16
 # (docs/benchmarks.md, 2026-11-26): NCHW wins at 1,024 (375k vs 349k evals/s), channels-last at
 # 4,096 (676k vs 485k); 2,048 lies between the two and was not measured.
@@ -114,8 +99,14 @@ class NetworkEvaluator:
         threads: int | None = None,
         precision: str = "auto",
         cpu_kernels: str = "auto",
+        probe_batch: int = precisions.PROBE_BATCH_CAP,
+        precision_cache: str | os.PathLike | None = None,
     ):
-        """cpu_kernels: "auto" (oneDNN fused kernels for large CPU batches where available) or
+        """precision: "auto", "fp32", "bf16" or "fp16" (CUDA only); see `alphazero.nn.precision`.
+        probe_batch: the batch size the caller mostly sends (what "auto" measures on a CPU, capped
+        at `precision.PROBE_BATCH_CAP`). precision_cache: the verdict cache file (None: the
+        user's; a run passes its own, `precision.run_cache_file(run_dir)`).
+        cpu_kernels: "auto" (oneDNN fused kernels for large CPU batches where available) or
         "eager" (the fused eager model only; for comparisons and as a fallback)."""
         if threads is not None:
             if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -123,19 +114,40 @@ class NetworkEvaluator:
             torch.set_num_threads(threads)
         self.net = net
         self.device = resolve_device(device)
-        self.autocast_dtype = resolve_precision(precision, self.device)
         if cpu_kernels not in CPU_KERNELS:
             raise ValueError(f"unknown cpu_kernels {cpu_kernels!r}; expected one of {', '.join(CPU_KERNELS)}")
+        if isinstance(probe_batch, bool) or not isinstance(probe_batch, int) or probe_batch < 1:
+            raise ValueError(f"probe_batch must be a positive int, got {probe_batch!r}")
         self.cpu_kernels = cpu_kernels
+        self.choice = self._choose_precision(precision, probe_batch, precision_cache)
+        self.precision = self.choice.precision
+        # CUDA: autocast to the reduced dtype. CPU: the model and its input cast to bf16 (None: float32).
+        reduced = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}[self.precision]
+        self.autocast_dtype = reduced if self.device.type == "cuda" else None
+        self.input_dtype = reduced if self.device.type == "cpu" and reduced is not None else torch.float32
         self.calls = 0
         self.positions_evaluated = 0
         self.refresh()
+
+    def _choose_precision(self, requested: str, probe_batch: int, cache) -> precisions.Choice:
+        batch = min(probe_batch, precisions.PROBE_BATCH_CAP)
+        key = precisions.cache_key("inference", precisions.network_signature(self.net), batch, torch.get_num_threads())
+
+        def measure():
+            positions = random_positions(batch, seed=0)
+            fp32, bf16 = (NetworkEvaluator(self.net, self.device, precision=p, cpu_kernels=self.cpu_kernels) for p in ("fp32", "bf16"))
+            return precisions.time_alternately(lambda: fp32(positions), lambda: bf16(positions))
+
+        choice = precisions.choose(requested, self.device, measure, key, cache)
+        if choice.how != "forced":
+            precisions.log_choice("network evaluator", choice.describe())
+        return choice
 
     def refresh(self) -> None:
         """Rebuild the fused inference copy from the current weights of `self.net`."""
         model = fuse_for_inference(self.net).to(self.device)
         if self.device.type == "cpu":
-            model = model.to(memory_format=torch.channels_last)
+            model = model.to(dtype=self.input_dtype, memory_format=torch.channels_last)
             self._small_batch_layout = self._large_batch_layout = torch.channels_last
             self._large_batch_min = cpu_inference.MIN_BATCH
             self._large_batch_model = _mkldnn_forward_or(model) if self.cpu_kernels == "auto" else model
@@ -170,7 +182,7 @@ class NetworkEvaluator:
             return np.zeros((0, NUM_ACTIONS), dtype=np.float32), np.zeros(0, dtype=np.float32)
         planes, legal_mask = self._planes(positions)
         model, layout = self._model_and_layout(n)
-        planes = planes.contiguous(memory_format=layout)
+        planes = planes.to(self.input_dtype).contiguous(memory_format=layout)
         with torch.inference_mode(), self._autocast():
             logits, values = model(planes)
             logits = logits.float().cpu()
@@ -189,7 +201,7 @@ class NetworkEvaluator:
             self.refresh()
         n = packed.shape[0]
         model, layout = self._model_and_layout(n)
-        planes = planes_from_packed(packed).contiguous(memory_format=layout)
+        planes = planes_from_packed(packed).to(self.input_dtype).contiguous(memory_format=layout)
         with self._autocast():
             logits, values = model(planes)
         priors = masked_softmax(logits.float(), legal_mask_from_packed(packed))
@@ -229,7 +241,7 @@ def _mkldnn_forward_or(model: nn.Module):
         return model
     try:
         forward = cpu_inference.MkldnnForward(model)
-        probe = torch.zeros((cpu_inference.MIN_BATCH, model.cfg.input_planes, 8, 8))
+        probe = torch.zeros((cpu_inference.MIN_BATCH, model.cfg.input_planes, 8, 8), dtype=next(model.parameters()).dtype)
         with torch.inference_mode():
             forward(probe.contiguous(memory_format=torch.channels_last))
     except (RuntimeError, TypeError, ValueError, AttributeError):

@@ -421,6 +421,8 @@ class SearchSettings:
     leaves_per_step: leaves evaluated per network call (virtual loss). 1 is the exact sequential
         search, as in arena matches; 8 searched 2.4x more simulations per second on this 2-core
         CPU with the small net, at some cost in quality per simulation.
+    precision: the network's arithmetic, auto (measured at batch leaves_per_step on this CPU,
+        cached in the user's cache directory; docs/precision.md), fp32 or bf16.
     """
 
     simulations: int | None = None
@@ -430,6 +432,7 @@ class SearchSettings:
     leaves_per_step: int = 1
     seed: int = 0
     endgame_solve_empties: int | None = None
+    precision: str = "auto"
 
     @property
     def has_limits(self) -> bool:
@@ -443,7 +446,7 @@ class SearchSettings:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "SearchSettings":
         return cls(args.simulations, args.seconds, args.device, args.threads, args.leaves_per_step, args.seed,
-                   getattr(args, "endgame", None))
+                   getattr(args, "endgame", None), getattr(args, "precision", "auto"))
 
 
 def default_checkpoint() -> Path | None:
@@ -479,7 +482,11 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
             require_board_only(network.cfg, "play and GTP (they search with MCTS)")
         except ValueError as err:
             raise NoAIError(str(err)) from None
-    evaluator = build_evaluator(network, device=settings.device, threads=settings.threads)
+    try:
+        evaluator = build_evaluator(network, device=settings.device, threads=settings.threads, precision=settings.precision,
+                                    probe_batch=settings.leaves_per_step)
+    except ValueError as err:  # e.g. precision fp16 off CUDA
+        raise NoAIError(str(err)) from None
     simulations, seconds = settings.limits()
     name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"
     return SearchChooser(evaluator, simulations, seconds, name=name, seed=settings.seed,
@@ -608,7 +615,10 @@ def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--seconds", type=positive_float,
                        help="thinking time per move; with --simulations too, whichever ends first")
     group.add_argument("--device", default="auto", help="torch device for the network: auto, cpu, cuda, ...")
-    group.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads (default 1)")
+    group.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads (default 1; docs/threads.md)")
+    group.add_argument("--precision", choices=("auto", "fp32", "bf16", "fp16"), default="auto",
+                       help="the network's arithmetic: auto (the faster on this machine, measured once and cached), "
+                            "fp32 or bf16; fp16 on CUDA only (docs/precision.md)")
     group.add_argument("--leaves-per-step", type=positive_int, default=1,
                        help="positions per network call in the search (default 1, the exact search; "
                             "8 is faster on CPU)")

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from alphazero.nn.encoding import encode_positions_and_mask
-from alphazero.nn.model import masked_log_softmax
+from alphazero.nn.model import fuse_for_inference, masked_log_softmax
 from alphazero.othello.symmetry import ACTION_MAP, NUM_SYMMETRIES, transform_positions
 
 
@@ -90,13 +90,36 @@ def batch_statistics(logits: torch.Tensor, values: torch.Tensor, legal: torch.Te
     }
 
 
+def inference_forward(net: torch.nn.Module, precision: str, device):
+    """forward(planes float32, history or None) -> (logits, values) of `net` (in eval mode) in
+    `precision`: "fp32" the network itself; "bf16" on a CPU a batch-norm-folded copy with bf16
+    weights fed bf16 planes (the arithmetic of NetworkEvaluator's bf16 path), on CUDA (and for
+    networks that read the game's history) bf16 autocast."""
+    device = torch.device(device)
+    if precision == "fp32":
+        return lambda planes, history=None: net(planes) if history is None else net(planes, history)
+    if precision != "bf16":
+        raise ValueError(f"accuracy precision must be fp32 or bf16, got {precision!r}")
+    if device.type == "cpu" and not net.cfg.needs_history:
+        model = fuse_for_inference(net).to(dtype=torch.bfloat16, memory_format=torch.channels_last)
+        return lambda planes, history=None: model(planes.to(torch.bfloat16).contiguous(memory_format=torch.channels_last))
+
+    def forward(planes, history=None):
+        with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
+            return net(planes) if history is None else net(planes, history)
+
+    return forward
+
+
 @torch.no_grad()
 def evaluate_accuracy(
-    net: torch.nn.Module, positions: np.ndarray, moves: np.ndarray, targets: np.ndarray, batch_size: int = 2048, device="cpu", history: np.ndarray | None = None
+    net: torch.nn.Module, positions: np.ndarray, moves: np.ndarray, targets: np.ndarray, batch_size: int = 2048, device="cpu", history: np.ndarray | None = None,
+    precision: str = "fp32",
 ) -> AccuracyReport:
     """Score `net` on positions uint64[N, 2] with expert moves int[N] and value targets float[N];
     `history` int[N, K] (the previous actions of each position's game) is passed to networks that
-    read it (model=seed_cnn_rnn) and must then be given.
+    read it (model=seed_cnn_rnn) and must then be given. `precision`: fp32 or bf16 (see
+    `inference_forward`); the statistics are computed in float32 either way.
 
     The network is put in eval mode for the call and restored to its previous mode after.
     """
@@ -106,6 +129,7 @@ def evaluate_accuracy(
         raise ValueError("no positions to evaluate")
     was_training = net.training
     net.eval()
+    forward = inference_forward(net, precision, device)
     sums = _Sums()
     try:
         for start in range(0, len(moves), batch_size):
@@ -113,9 +137,9 @@ def evaluate_accuracy(
             planes, legal = encode_positions_and_mask(np.ascontiguousarray(positions[start:stop], dtype=np.uint64))
             if history is not None:
                 window = torch.from_numpy(np.asarray(history[start:stop], dtype=np.int64)).to(device)
-                logits, values = net(torch.from_numpy(planes).to(device), window)
+                logits, values = forward(torch.from_numpy(planes).to(device), window)
             else:
-                logits, values = net(torch.from_numpy(planes).to(device))
+                logits, values = forward(torch.from_numpy(planes).to(device))
             stats = batch_statistics(
                 logits.float().cpu(),
                 values.float().cpu(),

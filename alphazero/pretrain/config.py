@@ -49,9 +49,13 @@ class PretrainConfig:
                         alphazero.data.dataset).
     mixed_precision:    bf16 autocast of the training forward pass on CUDA (the loss, the
                         optimizer and validation stay float32), as the self-play trainer's
-                        train.mixed_precision; ignored on CPU, where bf16 ran slower than float32.
+                        train.mixed_precision; not consulted on CPU (see precision).
                         On an H100 the medium network trains about 3x faster with it
                         (../shared/GPU.md: 148k against 51k samples/s).
+    precision:          the training forward pass's arithmetic: "auto" (on CUDA: mixed_precision
+                        decides; on a CPU bf16 autocast where a short probe of a training step
+                        measures it faster, cached in the run directory; docs/precision.md),
+                        "fp32" or "bf16" (autocast; float32 master weights and optimizer).
     memory_format:      layout of the trained network and its input planes: "auto" (channels-last
                         on CPU, NCHW on CUDA), "channels_last" or "contiguous"; speed only
                         (alphazero.nn.model.training_memory_format).
@@ -119,7 +123,8 @@ class PretrainConfig:
     lr_min_factor: float = 0.02
     grad_clip: float = 5.0
     device: str = "auto"
-    mixed_precision: bool = True  # bf16 autocast on CUDA; ignored on CPU
+    mixed_precision: bool = True  # bf16 autocast on CUDA (with precision=auto)
+    precision: str = "auto"  # auto (measured on a CPU), fp32 or bf16
     memory_format: str = "auto"  # auto, channels_last or contiguous; as train.memory_format
     threads: int = 1  # torch CPU threads
     log_every_steps: int = 100
@@ -132,6 +137,7 @@ class PretrainConfig:
 
     def __post_init__(self):
         require_choice("pretrain.value_target", self.value_target, VALUE_TARGETS)
+        require_choice("pretrain.precision", self.precision, ("auto", "fp32", "bf16"))
         require_choice("pretrain.split", self.split, SPLIT_KINDS)
         require_choice("pretrain.best_metric", self.best_metric, tuple(BEST_METRICS))
         require_choice("pretrain.fixed_board_moves", self.fixed_board_moves, FIXED_BOARD_MOVES)

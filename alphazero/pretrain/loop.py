@@ -28,7 +28,6 @@ import logging
 import math
 import sys
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from alphazero.data.dataset import ensure_dataset
 from alphazero.nn.checkpoint import CheckpointError, build_network, load_checkpoint, load_weights, save_checkpoint
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import resolve_device
+from alphazero.nn import precision as precisions
 from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_entropy, training_memory_format
 from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
@@ -124,6 +124,7 @@ class PretrainRun:
         settings = pre.optimizer_settings(self.steps_per_epoch)
         self.memory_format = training_memory_format(pre.memory_format, self.device)
         self.net = build_network(cfg.model).to(self.device).to(memory_format=self.memory_format)
+        self.autocast_dtype = self._training_precision()
         self.settings = settings
         self.optimizer = build_optimizer(self.net, settings)
         self.scheduler = build_scheduler(self.optimizer, settings)
@@ -304,12 +305,21 @@ class PretrainRun:
             )
         return values
 
+    def _training_precision(self) -> torch.dtype | None:
+        """The autocast dtype of the training forward pass (None: float32): with precision=auto,
+        bf16 on CUDA with `pretrain.mixed_precision` (as before) and on a CPU where a short probe
+        measures it faster (verdict cached in the run directory); fp32 and bf16 force one. The
+        weights, optimizer, loss and validation stay float32 either way."""
+        pre = self.cfg.pretrain
+        if self.device.type == "cuda" and pre.precision == "auto":
+            return torch.bfloat16 if pre.mixed_precision else None
+        choice = precisions.choose_training(pre.precision, self.net, self.device, pre.batch_size, precisions.run_cache_file(self.run_dir),
+                                            self.memory_format)
+        precisions.log_choice("pretraining", choice.describe())
+        return precisions.training_autocast_dtype(choice.precision)
+
     def _autocast(self):
-        """bf16 autocast for the training forward pass with `pretrain.mixed_precision` on CUDA;
-        float32 elsewhere (CPU bf16 autocast was slower than float32 on the development machine)."""
-        if self.cfg.pretrain.mixed_precision and self.device.type == "cuda":
-            return torch.autocast("cuda", dtype=torch.bfloat16)
-        return nullcontext()
+        return precisions.autocast(self.device, self.autocast_dtype)
 
     def validate(self) -> AccuracyReport:
         start = time.perf_counter()

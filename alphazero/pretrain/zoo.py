@@ -240,8 +240,10 @@ def export_and_score(args, split: str, model: str, datasets: dict, out: Path) ->
     test = ["--years", *map(str, args.test_years)] if split == "year" else ["--split", "random5", "--split-seed", str(args.seed), "--dataset-dir", str(datasets[split][0])]
     for name, bench in (
         ("accuracy", ["accuracy", "--checkpoint", str(target), "--data", settings.wthor_dir, "--device", device, "--threads", "4", *test]),
-        ("network_gpu", ["network", "--checkpoint", str(target), "--device", device, "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training"] if device != "cpu" else None),
-        ("network_cpu", ["network", "--checkpoint", str(target), "--device", "cpu", "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training"]),
+        ("network_gpu", ["network", "--checkpoint", str(target), "--device", device, "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training",
+                         "--precisions", "fp32"] if device != "cpu" else None),
+        ("network_cpu", ["network", "--checkpoint", str(target), "--device", "cpu", "--threads", "1", "--repeats", "3", "--window", "0.2", "--skip-training",
+                        "--precisions", "fp32"]),
     ):
         if bench is None:
             continue

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from alphazero.nn.precision import PRECISIONS
 from alphazero.validation import ConfigValueError
 from alphazero.validation import require as _require
 from alphazero.validation import require_choice as _require_choice
@@ -23,6 +24,10 @@ class SelfPlayConfig:
     games_per_shard: int = 32
     # torch threads per worker process for its own network evaluation.
     threads_per_worker: int = 1
+    # Arithmetic of the workers' (or the inference server's) network calls: auto (bf16 where a
+    # short probe measures it faster on this CPU, cached in the run directory; bf16 on CUDA), fp32
+    # or bf16 (alphazero.nn.precision). conf/config.yaml sets it from the top-level `precision`.
+    precision: str = "auto"
     # Serve every worker's leaf batches from one inference process (worth it on a GPU).
     inference_server: bool = False
     # Inference server: after the first pending request it waits up to server_wait_ms for the other
@@ -60,6 +65,7 @@ class SelfPlayConfig:
         _require(self.concurrent_games >= 1, "selfplay.concurrent_games", self.concurrent_games, ">= 1")
         _require(self.games_per_iteration >= 1, "selfplay.games_per_iteration", self.games_per_iteration, ">= 1")
         _require(self.games_per_shard >= 1, "selfplay.games_per_shard", self.games_per_shard, ">= 1")
+        _require_choice("selfplay.precision", self.precision, PRECISIONS)
         _require(self.threads_per_worker >= 1, "selfplay.threads_per_worker", self.threads_per_worker, ">= 1")
         _require(self.server_max_batch >= 1, "selfplay.server_max_batch", self.server_max_batch, ">= 1")
         _require(self.server_wait_ms >= 0, "selfplay.server_wait_ms", self.server_wait_ms, ">= 0")

@@ -437,12 +437,13 @@ def serve(channels: SharedChannels, evaluator_for, max_batch: int, wait_ms: floa
 
 
 def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, channels: SharedChannels, stop_event, threads: int = 1,
-                pipeline: bool = False):
+                pipeline: bool = False, precision: str = "auto"):
     """Entry point of the inference server process (spawned)."""
     import torch
 
     from alphazero.engine.factory import build_evaluator
     from alphazero.nn.inference import resolve_device
+    from alphazero.nn.precision import run_cache_file
     from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent, set_process_name
     from alphazero.best_pointer import read_best_pointer
 
@@ -460,7 +461,8 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
             state["checked"] = now
             pointer = read_best_pointer(run_dir)
             if pointer["id"] != state["id"]:
-                state["evaluator"] = build_evaluator(pointer["path"], device=device, threads=threads)
+                state["evaluator"] = build_evaluator(pointer["path"], device=device, threads=threads, precision=precision,
+                                                     probe_batch=max_batch, precision_cache=run_cache_file(run_dir))
                 state["id"] = pointer["id"]
         return state["evaluator"]
 
@@ -492,10 +494,11 @@ class InferenceServer:
     WATCHDOG_SECONDS = 0.2
 
     def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1, pipeline: bool = False,
-                 capacity: int = 1024, budget=None):
+                 capacity: int = 1024, budget=None, precision: str = "auto"):
         self.ctx = ctx
         self.args = (run_dir, device, max_batch, wait_ms)
         self.pipeline = pipeline
+        self.precision = precision
         self.threads = threads
         self.channels = SharedChannels.create(workers, capacity)
         self.process = None
@@ -525,7 +528,7 @@ class InferenceServer:
         self._calls_at_start = int(self.channels.server[SERVER_CALLS])
         self.process = self.ctx.Process(
             target=server_main,
-            args=(*self.args, self.channels, None, self.threads, self.pipeline),
+            args=(*self.args, self.channels, None, self.threads, self.pipeline, self.precision),
             name="inference-server",
             daemon=True,
         )

@@ -88,7 +88,7 @@ class WorkerPool:
 
             self.server = InferenceServer(
                 self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
-                threads=max(1, selfplay_cfg.threads_per_worker), pipeline=selfplay_cfg.server_pipeline,
+                threads=max(1, selfplay_cfg.threads_per_worker), pipeline=selfplay_cfg.server_pipeline, precision=selfplay_cfg.precision,
                 capacity=worker_capacity(selfplay_cfg.concurrent_games, mcts_cfg.leaves_per_step),
                 budget=RestartBudget("the inference server", selfplay_cfg.max_restarts, selfplay_cfg.restart_window_seconds),
             )

@@ -138,7 +138,10 @@ class SelfPlayActor:
         if server is not None:
             evaluator = server.evaluator(self.index) if server_path != self.server_path else None
         elif network_id != self.worker.network_id or self.server_path is not None:
-            evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device="cpu", threads=self.selfplay_cfg.threads_per_worker)
+            # precision=auto: measured on this actor's node and cached in that node's user cache
+            # (the run directory is on the driver's machine, and the nodes' CPUs may differ).
+            evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device="cpu", threads=self.selfplay_cfg.threads_per_worker,
+                                        precision=self.selfplay_cfg.precision, probe_batch=self.selfplay_cfg.concurrent_games)
         else:
             evaluator = None
         self.server_path = server_path
@@ -171,7 +174,7 @@ class NodeInferenceServer:
     requests its predecessor left (the actors only wait)."""
 
     def __init__(self, name: str, slots: int, capacity: int, device: str, max_batch: int, wait_ms: float, threads: int,
-                 pipeline: bool = False):
+                 pipeline: bool = False, precision: str = "auto"):
         import ray
         import torch
 
@@ -184,7 +187,7 @@ class NodeInferenceServer:
         self.channels = SharedChannels(str(path), slots, capacity, create=not path.exists())
         self.channels.server[STOP] = 0
         self.channels.server[SERVER_PID] = os.getpid()
-        self.max_batch, self.wait_ms, self.threads, self.pipeline = max_batch, wait_ms, threads, pipeline
+        self.max_batch, self.wait_ms, self.threads, self.pipeline, self.precision = max_batch, wait_ms, threads, pipeline, precision
         self.evaluator, self.network_id, self.thread = None, None, None
         self.closed = threading.Event()
         self.node, self.node_id = ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id()
@@ -198,7 +201,8 @@ class NodeInferenceServer:
         from alphazero.selfplay.inference_server import ServerHandle, serve
 
         if network_id != self.network_id:
-            self.evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device=self.device, threads=self.threads)
+            self.evaluator = build_evaluator(network_from_payload(ray.get(weights_box[0])), device=self.device, threads=self.threads,
+                                             precision=self.precision, probe_batch=self.max_batch)
             self.network_id = network_id
         if self.thread is None:
             self.thread = threading.Thread(target=serve, args=(self.channels, lambda: self.evaluator, self.max_batch, self.wait_ms, self.device),
@@ -667,7 +671,7 @@ class RayWorkerPool:
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
         ).remote(f"{self._channels_name}-{node_id[:12]}", self.workers, worker_capacity(cfg.concurrent_games, self.mcts_cfg.leaves_per_step),
                  "cuda" if gpu else "cpu", cfg.server_max_batch, cfg.server_wait_ms,  # Ray makes its GPU the only one it sees
-                 max(1, cfg.threads_per_worker), cfg.server_pipeline)
+                 max(1, cfg.threads_per_worker), cfg.server_pipeline, cfg.precision)
         previous = self._servers.get(node_id, {})
         self._servers[node_id] = {"actor": actor, "generation": previous.get("generation", 0) + 1, "state": DOWN, "handle": None,
                                   "network_id": None, "ip": ip, "retry_at": float("inf")}

@@ -85,8 +85,10 @@ def server_time_shares(before: dict, after: dict) -> dict | None:
     return shares
 
 
-def network_evals_per_second(net, device, batch: int, seconds: float = 1.0, threads: int | None = None, seed: int = 0) -> float:
-    """Evaluations per second of `net` alone on `device` at `batch` (best of three windows)."""
+def network_evals_per_second(net, device, batch: int, seconds: float = 1.0, threads: int | None = None, seed: int = 0,
+                             precision: str = "auto", precision_cache=None) -> float:
+    """Evaluations per second of `net` alone on `device` at `batch` (best of three windows), in
+    `precision` (with auto, the verdict in `precision_cache`, so the pipeline's if it is the run's)."""
     import torch
 
     from alphazero.othello.playout import random_positions
@@ -94,7 +96,7 @@ def network_evals_per_second(net, device, batch: int, seconds: float = 1.0, thre
 
     batch = max(1, int(round(batch)))
     previous = torch.get_num_threads()
-    evaluator = build_evaluator(net, device=device, threads=threads)
+    evaluator = build_evaluator(net, device=device, threads=threads, precision=precision, probe_batch=batch, precision_cache=precision_cache)
     positions = random_positions(batch, seed)
     try:
         evaluator(positions)  # warm-up (kernels, allocator)
@@ -180,8 +182,10 @@ class EfficiencyGauge:
     batch. The network alone is measured in the trainer process (about `seconds`), once per
     session and again only when the mean batch moves by more than a factor of 2."""
 
-    def __init__(self, net_factory, device, threads: int | None, copies: int = 1, seconds: float = 1.0):
+    def __init__(self, net_factory, device, threads: int | None, copies: int = 1, seconds: float = 1.0, precision: str = "auto",
+                 precision_cache=None):
         self.net_factory, self.device, self.threads, self.copies, self.seconds = net_factory, device, threads, copies, seconds
+        self.precision, self.precision_cache = precision, precision_cache
         self.batch = None
         self.rate = None
 
@@ -189,6 +193,7 @@ class EfficiencyGauge:
         if mean_batch <= 0 or evaluations_per_second <= 0:
             return None
         if self.batch is None or not 0.5 <= mean_batch / self.batch <= 2.0:
-            self.rate = self.copies * network_evals_per_second(self.net_factory(), self.device, mean_batch, seconds=self.seconds, threads=self.threads)
+            self.rate = self.copies * network_evals_per_second(self.net_factory(), self.device, mean_batch, seconds=self.seconds, threads=self.threads,
+                                                               precision=self.precision, precision_cache=self.precision_cache)
             self.batch = mean_batch
         return evaluations_per_second / self.rate if self.rate else None

@@ -230,11 +230,39 @@ class BestNetworkFollower:
         self.network_id = best["id"]
         if self.server_handle is not None:
             return best["id"], (self.server_handle.evaluator(self.worker_id) if first else None)
-        from alphazero.engine.factory import build_evaluator
         from alphazero.nn.checkpoint import load_network
 
         network = load_network(best["path"], device="cpu")
-        return best["id"], build_evaluator(network, device=self.selfplay_cfg.device, threads=self.selfplay_cfg.threads_per_worker)
+        return best["id"], worker_evaluator(network, self.selfplay_cfg, self.run_dir)
+
+
+def worker_evaluator(net, selfplay_cfg: SelfPlayConfig, run_dir: str):
+    """A local worker's evaluator for `net`. precision=auto: the workers' batches are about
+    concurrent_games positions; the verdict is cached in the run directory, so the first process
+    to ask measures (under a file lock) and the others, and later networks, read it."""
+    from alphazero.engine.factory import build_evaluator
+    from alphazero.nn.precision import run_cache_file
+
+    return build_evaluator(net, device=selfplay_cfg.device, threads=selfplay_cfg.threads_per_worker, precision=selfplay_cfg.precision,
+                           probe_batch=selfplay_cfg.concurrent_games, precision_cache=run_cache_file(run_dir))
+
+
+def resolve_worker_precision(net, selfplay_cfg: SelfPlayConfig, run_dir: str):
+    """The `nn.precision.Choice` the local workers' evaluators will make, made now in this process
+    (with their thread count, restored after): the run's set-up calls it before starting them, so
+    the probe runs on quiet cores and the workers read its verdict. None where the workers do not
+    evaluate on this machine's CPU themselves (an inference server, Ray actors, a GPU)."""
+    import torch
+
+    from alphazero.nn.inference import resolve_device
+
+    if selfplay_cfg.backend != "local" or selfplay_cfg.inference_server or resolve_device(selfplay_cfg.device).type != "cpu":
+        return None
+    previous = torch.get_num_threads()
+    try:
+        return worker_evaluator(net, selfplay_cfg, run_dir).choice
+    finally:
+        torch.set_num_threads(previous)
 
 
 class _Outbox:

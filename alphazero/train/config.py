@@ -4,6 +4,7 @@
 from dataclasses import dataclass, field
 
 from alphazero.nn.config import MEMORY_FORMATS
+from alphazero.nn.precision import PRECISIONS
 from alphazero.validation import require, require_choice
 
 # Distinct positions after k plies from the start (transpositions merged): the most distinct
@@ -24,7 +25,10 @@ def _require_enough_openings(group: str, pairs: int, plies: int, what: str = "")
 @dataclass
 class TrainConfig:
     device: str = "auto"  # auto = CUDA when available, else CPU
-    threads: int = 2  # torch CPU threads of the trainer
+    # torch CPU threads of the trainer. 1: it shares the cores with the self-play workers, and
+    # torch's threads spin-wait on busy cores (docs/threads.md: 113 samples/s with 2 threads beside
+    # two workers on 2 cores; bench network trained 145 samples/s with 2 threads, 721 with 1).
+    threads: int = 1
     optimizer: str = "sgd"  # sgd (with momentum) or adamw
     lr: float = 0.02
     momentum: float = 0.9
@@ -48,7 +52,11 @@ class TrainConfig:
     # position, both from the side to move's view (exact endgame results win over both). 0 = z only.
     value_target_q_weight: float = 0.0
     grad_clip: float = 5.0  # 0 disables clipping
-    mixed_precision: bool = True  # bf16 autocast on CUDA; ignored on CPU
+    mixed_precision: bool = True  # bf16 autocast on CUDA (there `precision` is not consulted)
+    # On CPU: auto (bf16 autocast, float32 master weights and optimizer, where a short probe of a
+    # training step measures it faster; cached in the run directory), fp32 or bf16
+    # (alphazero.nn.precision). conf/config.yaml sets it from the top-level `precision`.
+    precision: str = "auto"
     # Layout of the trained network and its input: auto (channels-last on CPU, NCHW on CUDA),
     # channels_last or contiguous (NCHW); speed only (alphazero.nn.model.training_memory_format).
     memory_format: str = "auto"
@@ -60,6 +68,7 @@ class TrainConfig:
         require_choice("train.optimizer", self.optimizer, ("sgd", "adamw"))
         require_choice("train.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
         require_choice("train.memory_format", self.memory_format, MEMORY_FORMATS)
+        require_choice("train.precision", self.precision, PRECISIONS)
         require(self.lr > 0, "train.lr", self.lr, "> 0")
         require(0 <= self.momentum < 1, "train.momentum", self.momentum, "in [0, 1)")
         require(self.weight_decay >= 0, "train.weight_decay", self.weight_decay, ">= 0")
@@ -109,8 +118,12 @@ class ArenaConfig:
     # torch threads of the arena's (and eval's) network calls. Its batches are small (one per game
     # in progress), and a second OpenMP thread on a busy CPU can make them 10x slower, so 1.
     threads: int = 1
+    # Arithmetic of the gating and evaluation players' network calls (as selfplay.precision; the
+    # verdict is cached in the run directory).
+    precision: str = "auto"
 
     def __post_init__(self):
+        require_choice("arena.precision", self.precision, PRECISIONS)
         require(self.every_steps >= 1, "arena.every_steps", self.every_steps, ">= 1")
         require(self.first_step >= 0, "arena.first_step", self.first_step, ">= 0 (0 = arena.every_steps)")
         require(self.pairs >= 1, "arena.pairs", self.pairs, ">= 1")

@@ -38,6 +38,7 @@ hour in self-play, gating or evaluation while the others wait for the next step.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import gc
 import os
@@ -351,6 +352,8 @@ class Group:
         """Rank 0: send the run's config and the network, optimizer and scheduler state to the other
         processes, and return the trainer that trains with them (it replaces `trainer`)."""
         check_batch_size(cfg.train.batch_size, self.ranks.world_size)
+        # Every process trains in the precision rank 0 chose (a CPU probe in each could differ).
+        cfg = dataclasses.replace(cfg, train=dataclasses.replace(cfg.train, precision=trainer.precision))
         payload = {"config": cfg, "network": _to_cpu(net.state_dict()), "trainer": _to_cpu(trainer.state_dict())}
         dist.broadcast_object_list([payload], src=0, group=self.control)
         self.started = True

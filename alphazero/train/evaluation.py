@@ -61,19 +61,21 @@ def torch_threads(threads: int):
 
 
 def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
-         device="cpu") -> GateResult:
+         device="cpu", precision_cache=None) -> GateResult:
     """Candidate vs best. With `cfg.gating`, rounds of `cfg.pairs` paired games until the
     sequential test decides (`arena.sprt`), then, on a promotion, `cfg.elo_pairs` fresh pairs for
     its Elo step; without, one round, whose Elo is the step of the candidate (the best anyway).
 
     Both search with the run's `mcts` settings (noise off, temperature 0; see
     `engine.factory.play_config`) at `cfg.simulations`, on `device` (the training GPU when there
-    is one). Every game of a gate has its own opening (`random_openings` with `seed`)."""
+    is one), in `cfg.precision` (verdicts cached in `precision_cache`: the run's). Every game of a
+    gate has its own opening (`random_openings` with `seed`)."""
     rounds = cfg.rounds() if cfg.gating else 1
     openings = random_openings(rounds * cfg.pairs + (cfg.elo_pairs if cfg.gating else 0), cfg.opening_plies, seed)
     with torch_threads(threads):
-        candidate = build_player(candidate_net, mcts, cfg.simulations, device=device, threads=threads, name="candidate")
-        best = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best")
+        options = dict(device=device, threads=threads, precision=cfg.precision, precision_cache=precision_cache)
+        candidate = build_player(candidate_net, mcts, cfg.simulations, name="candidate", **options)
+        best = build_player(best_net, mcts, cfg.simulations, name="best", **options)
 
         def play(first: int, count: int):
             return play_match(candidate, best, num_pairs=None, openings=openings[first : first + count], seed=seed)
@@ -113,12 +115,14 @@ def baseline_spec(name: str) -> str | None:
 
 
 def evaluate_baselines(best_net, cfg: EvalConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
-                       device="cpu") -> dict[str, float]:
+                       device="cpu", precision: str = "auto", precision_cache=None) -> dict[str, float]:
     """Score of the best network against each baseline (the run's `mcts` settings at
-    `cfg.simulations`, noise off, temperature 0, on `device`); skipped baselines are logged once."""
+    `cfg.simulations`, noise off, temperature 0, on `device`, in `precision`); skipped baselines
+    are logged once."""
     scores = {}
     with torch_threads(threads):
-        ours = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best")
+        ours = build_player(best_net, mcts, cfg.simulations, device=device, threads=threads, name="best", precision=precision,
+                            precision_cache=precision_cache)
         for name in cfg.baselines:
             spec = baseline_spec(name)
             if spec is None:

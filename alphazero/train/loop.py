@@ -33,10 +33,12 @@ from alphazero.train.schema import Config, to_yaml
 from alphazero.fault_hooks import fault_point
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
 from alphazero.nn.inference import resolve_device
+from alphazero.nn.precision import run_cache_file
 from alphazero.replay.buffer import ReplayBuffer
 from alphazero.selfplay.throughput import EfficiencyGauge, GpuUtilization, PipelineCounters, network_only_setting
 from alphazero.selfplay.pool import WorkerPool
 from alphazero.selfplay.reports import DiskFullReport, ProgressReport, ShardReport
+from alphazero.selfplay.worker import resolve_worker_precision
 from alphazero.train import checkpoints
 from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics, resume_purge_step
@@ -151,7 +153,7 @@ class TrainingRun:
             self._check_same_model(latest.model_config)
             self.net = build_network(latest.model_config)
             self.net.load_state_dict(latest.state_dict)
-            self.trainer = Trainer(self.net, cfg.train, self.device)
+            self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))
             for change in self.trainer.load_state(latest.optimizer_state, latest.scheduler_state):
                 log.info("resume: %s", change)
             saved = dict(latest.extra)
@@ -168,7 +170,7 @@ class TrainingRun:
                 self._check_same_model(source.model_config, where=cfg.train.init_from)
                 self.net.load_state_dict(source.state_dict)
                 log.info("network initialised from %s", cfg.train.init_from)
-            self.trainer = Trainer(self.net, cfg.train, self.device)
+            self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))
             if cfg.run.resume:
                 log.info("no latest.pt in %s: starting training from the best network", self.run_dir)
         # The best network: the pointer on disk wins over the counters (it is written first).
@@ -200,6 +202,21 @@ class TrainingRun:
         log.info("replay buffer: %d games, %d positions on disk", self.replay.total_games, self.replay.total_positions)
         session = record_session(self.run_dir, self.state.iteration, self.state.step)
         log.info("code: %s (recorded in %s)", describe(session), SESSIONS_FILE)
+        self._record_precision()
+
+    def _record_precision(self) -> None:
+        """Settle the self-play workers' network precision before they start (they read the
+        verdict from the run's precision.json) and record it and the trainer's in TensorBoard's
+        text tab (each process logs its own choice once); precision.json keeps every verdict
+        with the probe's timings."""
+        choices = {"trainer": self.trainer.precision_choice}
+        selfplay = resolve_worker_precision(self.net, self.cfg.selfplay, str(self.run_dir))
+        if selfplay is not None:
+            choices["self-play"] = selfplay
+        lines = [f"- {stage}: {choice.describe()}" for stage, choice in choices.items()]
+        arena = self.cfg.arena.precision
+        lines.append(f"- arena, eval: precision={arena}" + (", decided at their first match (see precision.json)" if arena == "auto" else ""))
+        self.metrics.text("precision", "\n".join(lines), self.state.step)
 
     def _check_same_model(self, saved, where: str = "") -> None:
         if saved != self.cfg.model:
@@ -375,7 +392,7 @@ class TrainingRun:
         start = time.perf_counter()
         cfg = self.cfg.arena
         result = gate(candidate, best, cfg, seed=int(self.rng.integers(2**31)), threads=cfg.threads,
-                      mcts=self.cfg.mcts, device=self._arena_device())
+                      mcts=self.cfg.mcts, device=self._arena_device(), precision_cache=run_cache_file(self.run_dir))
         if cfg.gating:
             verdict = ("promoted" if result.promoted else "kept best") + (" (cap reached)" if result.truncated else "")
             test = (f", LLR {result.llr:+.2f} in [{math.log(cfg.sprt_beta / (1 - cfg.sprt_alpha)):.2f}, "
@@ -420,7 +437,8 @@ class TrainingRun:
         best = load_network(checkpoints.read_best_pointer(self.run_dir)["path"])
         start = time.perf_counter()
         scores = evaluate_baselines(best, self.cfg.eval, seed=int(self.rng.integers(2**31)), threads=self.cfg.arena.threads,
-                                    mcts=self.cfg.mcts, device=self._arena_device())
+                                    mcts=self.cfg.mcts, device=self._arena_device(), precision=self.cfg.arena.precision,
+                                    precision_cache=run_cache_file(self.run_dir))
         for name, score in scores.items():
             self.metrics.scalar(f"eval/score_vs_{name.replace(':', '_').replace('=', '')}", score, self.state.step)
         log.info(
@@ -484,7 +502,7 @@ class TrainingRun:
                 self.pool_started = time.monotonic()
                 self.pool = self._start_pool(seed)
                 self.gpu_utilization = GpuUtilization()
-                self.efficiency = _efficiency_gauge(self.cfg, self.net)
+                self.efficiency = _efficiency_gauge(self.cfg, self.net, self.run_dir)
                 try:
                     if self.cfg.run.mode == "sync":
                         self._loop_sync(stop)
@@ -664,7 +682,7 @@ class TrainingRun:
         return _duration(max(0.0, min(estimates))) if estimates else None
 
 
-def _efficiency_gauge(cfg: Config, net) -> EfficiencyGauge:
+def _efficiency_gauge(cfg: Config, net, run_dir: Path) -> EfficiencyGauge:
     """Measures the self-play network alone where self-play evaluates it: the server's (or the
     workers') device, with the CPU threads their network calls have in all."""
     device = resolve_device(cfg.selfplay.device)
@@ -675,7 +693,7 @@ def _efficiency_gauge(cfg: Config, net) -> EfficiencyGauge:
         copy.load_state_dict(net.state_dict())
         return copy.eval()
 
-    return EfficiencyGauge(snapshot, device, threads, copies)
+    return EfficiencyGauge(snapshot, device, threads, copies, precision=cfg.selfplay.precision, precision_cache=run_cache_file(run_dir))
 
 
 def _pipeline_text(pipeline: dict) -> str:

@@ -67,6 +67,10 @@ class Metrics:
     def scalar(self, tag: str, value: float, step: int) -> None:
         self.writer.add_scalar(tag, value, step)
 
+    def text(self, tag: str, text: str, step: int) -> None:
+        """A note in TensorBoard's text tab (markdown)."""
+        self.writer.add_text(tag, text, step)
+
     def flush(self) -> None:
         self.writer.flush()
 

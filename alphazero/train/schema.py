@@ -15,8 +15,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.nn.config import PRESET_NAMES, ModelConfig, model_preset, require_board_only
+from alphazero.nn.precision import PRECISIONS
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
-from alphazero.validation import require
+from alphazero.validation import require, require_choice
 from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
 
 
@@ -30,10 +31,15 @@ class Config:
     eval: EvalConfig = field(default_factory=EvalConfig)
     run: RunConfig = field(default_factory=RunConfig)
     ray: RayConfig = field(default_factory=RayConfig)
+    # Arithmetic of every network call of the run (self-play, trainer, arena): auto, fp32 or bf16
+    # (alphazero.nn.precision; docs/precision.md). conf/config.yaml hands it to selfplay.precision,
+    # train.precision and arena.precision, which can still be set one by one.
+    precision: str = "auto"
 
     def __post_init__(self):
         """Settings of different keys that contradict each other (each key's own range is checked by
         its group's dataclass)."""
+        require_choice("precision", self.precision, PRECISIONS)
         require_board_only(self.model, "self-play and MCTS")
         if self.train.lr_schedule == "cosine":
             # The cosine decays over the steps after the warm-up: with none left it would drop to

@@ -12,11 +12,10 @@ probability nor gradient, and a zero target on a masked action never produces 0 
 from __future__ import annotations
 
 import math
-from contextlib import nullcontext
-
 import numpy as np
 import torch
 
+from alphazero.nn import precision as precisions
 from alphazero.nn.encoding import encode_positions
 from alphazero.nn.model import masked_log_softmax, training_memory_format
 from alphazero.othello.bitboard import legal_action_mask_batch
@@ -85,9 +84,16 @@ def restore_optimizer(optimizer, scheduler, optimizer_state: dict, scheduler_sta
 
 
 class Trainer:
-    """Owns the optimizer and scheduler of one network; `step` trains on one batch."""
+    """Owns the optimizer and scheduler of one network; `step` trains on one batch.
 
-    def __init__(self, net: torch.nn.Module, cfg: TrainConfig, device: torch.device):
+    Precision (`train.precision`): auto on CUDA is bf16 autocast with `train.mixed_precision` (as
+    before), auto on a CPU a short probe of a training step (`nn.precision.choose_training`, its
+    verdict cached in `precision_cache`, None = the user's cache); fp32 and bf16 force one. bf16 is autocast of the
+    forward pass only: the weights, gradients and optimizer state stay float32 (master weights),
+    and so do the loss and everything saved, so a checkpoint does not depend on the precision.
+    """
+
+    def __init__(self, net: torch.nn.Module, cfg: TrainConfig, device: torch.device, precision_cache=None):
         self.memory_format = self._memory_format(cfg, device)
         self.net = net.to(device).to(memory_format=self.memory_format)
         # What the forward pass calls: the network itself, or its DistributedDataParallel wrapper
@@ -97,7 +103,18 @@ class Trainer:
         self.device = device
         self.optimizer = build_optimizer(self.net, cfg)
         self.scheduler = build_scheduler(self.optimizer, cfg)
-        self.use_autocast = cfg.mixed_precision and device.type == "cuda"
+        if cfg.precision == "fp16":
+            raise ValueError("train.precision=fp16 is not supported for training (it would need a gradient scaler); use bf16 or fp32")
+        if device.type == "cuda" and cfg.precision == "auto":  # as before this setting existed
+            chosen = "bf16" if cfg.mixed_precision else "fp32"
+            self.precision_choice = precisions.Choice(chosen, "auto", f"train.mixed_precision={cfg.mixed_precision} on CUDA")
+        else:
+            self.precision_choice = precisions.choose_training(cfg.precision, self.net, device, cfg.batch_size, precision_cache, self.memory_format)
+            if self.precision_choice.how != "forced":
+                precisions.log_choice("trainer", self.precision_choice.describe())
+        self.precision = self.precision_choice.precision
+        self.autocast_dtype = precisions.training_autocast_dtype(self.precision)
+        self.use_autocast = self.autocast_dtype is not None
 
     def load_state(self, optimizer_state: dict, scheduler_state: dict) -> list[str]:
         """Continue from a checkpoint's optimizer and LR schedule under this config (see
@@ -117,8 +134,7 @@ class Trainer:
         legal = torch.from_numpy(legal_action_mask_batch(positions)).to(self.device)
         target_pi = torch.from_numpy(np.asarray(target_policies, dtype=np.float32)).to(self.device)
         target_v = torch.from_numpy(np.asarray(target_values, dtype=np.float32)).to(self.device)
-        autocast = torch.autocast("cuda", dtype=torch.bfloat16) if self.use_autocast else nullcontext()
-        with autocast:
+        with precisions.autocast(self.device, self.autocast_dtype):
             logits, value = self.model(planes)
         log_pi = masked_log_softmax(logits.float(), legal)
         safe_log_pi = torch.where(legal, log_pi, torch.zeros_like(log_pi))

@@ -60,7 +60,8 @@ def test_onnxruntime_matches_pytorch_priors_and_values_on_300_positions(exported
 def test_the_search_evaluator_agrees_too(exported, default_network_path):
     """The evaluator the search uses (fused, channels-last, oneDNN) against the exported file."""
     positions = random_positions(64, seed=5)
-    torch_priors, torch_values = NetworkEvaluator(load_for_export(default_network_path), device="cpu", threads=1)(positions)
+    # fp32: the exported graph is float32 (precision=auto could pick bf16 on this CPU).
+    torch_priors, torch_values = NetworkEvaluator(load_for_export(default_network_path), device="cpu", threads=1, precision="fp32")(positions)
     onnx_priors, onnx_values = OnnxEvaluator(exported)(positions)
     assert np.abs(onnx_priors - torch_priors).max() <= PRIOR_TOLERANCE
     assert np.abs(onnx_values - torch_values).max() <= VALUE_TOLERANCE

@@ -131,7 +131,7 @@ def test_shards_written_before_the_masks_existed_still_load(tmp_path):
 
 def test_policy_loss_ignores_masked_rows():
     torch.manual_seed(0)
-    trainer = Trainer(build_network(model_preset("tiny")), TrainConfig(device="cpu"), torch.device("cpu"))
+    trainer = Trainer(build_network(model_preset("tiny")), TrainConfig(device="cpu", precision="fp32"), torch.device("cpu"))
     records = random_records(2, seed=7)
     shard = encode_shard(records)
     positions = shard.positions[:16]

@@ -45,6 +45,9 @@ def tiny_config(tmp: Path, run_dir: Path, **pretrain) -> PretrainRootConfig:
         eval_every_steps=0,
         checkpoint_every_steps=5,
         progress=False,
+        # float32 unless a test asks otherwise: these tests pin the training itself, and auto's
+        # probe (tests of its own in tests/train/test_precision.py) may pick either on a tiny net.
+        precision="fp32",
     )
     settings.update(pretrain)
     return PretrainRootConfig(model=model_preset("tiny"), pretrain=PretrainConfig(**settings), run=PretrainRunConfig(dir=str(run_dir), seed=3))

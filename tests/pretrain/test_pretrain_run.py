@@ -2,6 +2,7 @@
 used (arena player, train.init_from), a resume continues exactly, budgets stop cleanly."""
 
 import dataclasses
+import json
 
 import numpy as np
 import pytest
@@ -193,12 +194,29 @@ def _weights_after_steps(workspace, name, steps, **pretrain):
 
 
 def test_mixed_precision_leaves_cpu_training_in_float32(workspace):
-    """pretrain.mixed_precision is a CUDA setting: on CPU (where bf16 autocast ran slower) the
-    run must train exactly as without it."""
+    """pretrain.mixed_precision is a CUDA setting: on CPU pretrain.precision decides (fp32 here),
+    and the run must train exactly as without it."""
     with_flag = _weights_after_steps(workspace, "mixed-cpu-on", 3, mixed_precision=True, device="cpu")
     without = _weights_after_steps(workspace, "mixed-cpu-off", 3, mixed_precision=False, device="cpu")
     for name, tensor in without.items():
         assert torch.equal(with_flag[name], tensor), name
+
+
+def test_bf16_on_cpu_trains_float32_weights_close_to_an_fp32_run(workspace):
+    """pretrain.precision=bf16 autocasts the forward pass only: the checkpoint holds float32
+    weights, within the stated tolerance of the fp32 run's after 3 SGD steps."""
+    bf16 = _weights_after_steps(workspace, "bf16-cpu", 3, precision="bf16", device="cpu", optimizer="sgd")
+    fp32 = _weights_after_steps(workspace, "fp32-cpu", 3, precision="fp32", device="cpu", optimizer="sgd")
+    for name, tensor in fp32.items():
+        assert bf16[name].dtype == tensor.dtype, name
+        torch.testing.assert_close(bf16[name].float(), tensor.float(), rtol=0, atol=2e-3, msg=lambda m: f"{name}: {m}")
+
+
+def test_auto_records_its_verdict_in_the_run_directory(workspace):
+    _weights_after_steps(workspace, "auto-cpu", 1, precision="auto", device="cpu")
+    verdicts = json.loads((workspace / "auto-cpu" / "precision.json").read_text())["verdicts"]
+    assert [key.split(" | ")[2] for key in verdicts] == ["training"]
+    assert next(iter(verdicts.values()))["precision"] in ("fp32", "bf16")
 
 
 def test_memory_format_changes_the_layout_not_the_training(workspace):
@@ -212,16 +230,16 @@ def test_memory_format_changes_the_layout_not_the_training(workspace):
         torch.testing.assert_close(channels_last[name].float(), tensor.float(), rtol=1e-4, atol=1e-5, msg=lambda m: f"{name}: {m}")
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: bf16 autocast is used on CUDA only")
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: pretrain.mixed_precision applies there")
 def test_mixed_precision_on_cuda_trains_close_to_float32_and_lowers_the_loss(workspace):
     run_dir = workspace / "mixed-cuda"
-    cfg = tiny_config(workspace, run_dir, epochs=2, device="cuda", mixed_precision=True)
+    cfg = tiny_config(workspace, run_dir, epochs=2, device="cuda", mixed_precision=True, precision="auto")
     state = PretrainRun(cfg, run_dir).run()
     assert state.finished
     losses = [value for _, value in _scalars(run_dir, "loss/total")]
     assert np.mean(losses[-3:]) < np.mean(losses[:3])
-    bf16 = _weights_after_steps(workspace, "mixed-cuda-3", 3, device="cuda", mixed_precision=True)
-    fp32 = _weights_after_steps(workspace, "fp32-cuda-3", 3, device="cuda", mixed_precision=False)
+    bf16 = _weights_after_steps(workspace, "mixed-cuda-3", 3, device="cuda", mixed_precision=True, precision="auto")
+    fp32 = _weights_after_steps(workspace, "fp32-cuda-3", 3, device="cuda", mixed_precision=False, precision="auto")
     differs = False
     for name, tensor in fp32.items():
         if tensor.is_floating_point():

@@ -27,6 +27,9 @@ def training_config(**train) -> Config:
         lr_warmup_steps=0, window_positions=GLOBAL_BATCH, min_positions=1,
     )
     settings.update(train)
+    # float32 on a CPU (the comparisons are tight; auto's probe could pick bf16 there); on CUDA
+    # auto leaves the choice to mixed_precision, which the tests set.
+    settings.setdefault("precision", "fp32" if settings["device"] == "cpu" else "auto")
     return Config(model=model_preset("tiny"), train=TrainConfig(**settings))
 
 

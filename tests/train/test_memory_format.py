@@ -44,7 +44,7 @@ def test_training_in_channels_last_computes_what_nchw_computes():
     torch.manual_seed(0)
     net = build_network(model_preset("tiny"))
     trainers = {
-        name: Trainer(copy.deepcopy(net), TrainConfig(device="cpu", memory_format=name, lr_warmup_steps=0), torch.device("cpu"))
+        name: Trainer(copy.deepcopy(net), TrainConfig(device="cpu", memory_format=name, lr_warmup_steps=0, precision="fp32"), torch.device("cpu"))
         for name in ("channels_last", "contiguous")
     }
     kernels = [p for p in trainers["channels_last"].net.parameters() if p.dim() == 4 and p.shape[-1] > 1]  # 1x1: both layouts at once
