@@ -45,8 +45,10 @@ class MCTSConfig:
       solver: propagate exact results up the tree (MCTS-Solver, Winands et al. 2008): a node with a
         child proven lost for the opponent, or whose children are all proven, is proven too; its
         parent then uses the exact value as Q, walks stop at it like at a finished game, and the
-        final move choice prefers proven wins and avoids proven losses. Finished games are always
-        scored exactly, with or without it.
+        final move choice prefers proven wins and avoids proven losses. A node whose side to move
+        can wipe the opponent out is proven won when it is expanded, and a root's wipe-out is
+        played, whatever the priors say (a network can all but ignore such a reply). Finished
+        games are always scored exactly, with or without it.
       tree_reuse: after `advance`, keep the played child's subtree (its visits) for the next search.
       reuse_root_visit_discount: in self-play (`search(add_noise=True)`), a reused root's child
         visits (and value sums, keeping their means) are scaled by this factor, rounded down,

@@ -17,7 +17,7 @@ from numba import njit
 from alphazero.mcts.selection import forced_root_action, puct_action
 from alphazero.mcts.tree import EXPANDED, NO_ACTION, NO_PARENT, ROOT, SOLVED, UNVISITED, open_node
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
-from alphazero.othello.bitboard import NUM_ACTIONS, PASS, make_move
+from alphazero.othello.bitboard import NUM_ACTIONS, PASS, make_move, wipeout_move
 
 NO_SLOT = -1
 
@@ -136,14 +136,38 @@ def settle_solved_leaves(tree, active, num_leaves, leaf_node, leaf_slot, eval_po
 
 
 @njit(cache=True)
-def expand(tree, eval_game, eval_node, priors, count):
-    """Store the evaluator's priors in the nodes it was asked about; they become EXPANDED."""
+def expand(tree, eval_game, eval_node, priors, count, solver):
+    """Store the evaluator's priors in the nodes it was asked about; they become EXPANDED.
+
+    With `solver`, a non-root node whose side to move can wipe the opponent out in one move is
+    proven won (+1) here, before any walk tries that move: the network's prior on such a reply can
+    be so small that the walks never would, and the search would then walk into a one-move loss.
+    (The root is left unproven: its walks go on, and the root rule's move is replaced by the
+    wipe-out, see `root_wipeouts`.)
+    """
     for m in range(count):
         b = eval_game[m]
         node = eval_node[m]
         for action in range(NUM_ACTIONS):
             tree.edges[b, node, action].prior = priors[m, action]
-        tree.nodes[b, node].status = EXPANDED
+        record = tree.nodes[b, node]
+        record.status = EXPANDED
+        if solver and node != ROOT and wipeout_move(record.player, record.opponent, record.legal) >= 0:
+            record.proven = True
+            record.exact_value = 1.0
+
+
+@njit(cache=True)
+def root_wipeouts(tree, active, action, root_value):
+    """Where an active game's side to move can wipe the opponent out, play that move and value
+    the root +1 (the lowest such square); other games are left as they are."""
+    for b in range(tree.next_free.shape[0]):
+        if active[b] and tree.next_free[b] > 0:
+            root = tree.nodes[b, ROOT]
+            square = wipeout_move(root.player, root.opponent, root.legal)
+            if square >= 0:
+                action[b] = square
+                root_value[b] = 1.0
 
 
 @njit(cache=True)
@@ -187,8 +211,8 @@ def try_prove(tree, b, node):
 def backup(tree, active, num_leaves, leaf_node, leaf_slot, values, solver):
     """Add each leaf's value to every node on its path, negating at each step up, and clear in-flight.
 
-    The value of a proven leaf (finished game or solved subtree) is its exact result; any other
-    leaf takes its evaluator value. Both are from the leaf's side to move; its parent's side to
+    The value of a proven leaf (finished game, solved subtree, or a node `expand` proved on the
+    spot) is its exact result; any other leaf takes its evaluator value. Both are from the leaf's side to move; its parent's side to
     move is the other player. With `solver`, a proven leaf's parent may become proven in turn, and
     so on up the path while proofs keep appearing (`try_prove`).
     """
@@ -198,13 +222,14 @@ def backup(tree, active, num_leaves, leaf_node, leaf_slot, values, solver):
         for j in range(num_leaves):
             node = leaf_node[b, j]
             slot = leaf_slot[b, j]
-            if slot == NO_SLOT:
-                value = np.float64(tree.nodes[b, node].exact_value)
-            else:
+            if slot != NO_SLOT:
                 if slot >= values.shape[0]:  # numba checks no bounds: never read past the batch
                     raise IndexError("backup: a leaf's evaluator row is past the end of the values")
-                value = np.float64(values[slot])
                 tree.nodes[b, node].raw_value = values[slot]
+            if tree.nodes[b, node].proven:
+                value = np.float64(tree.nodes[b, node].exact_value)
+            else:
+                value = np.float64(values[slot])
             proving = solver and tree.nodes[b, node].proven
             while node != NO_PARENT:
                 record = tree.nodes[b, node]

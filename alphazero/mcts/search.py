@@ -58,7 +58,7 @@ import numpy as np
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import Evaluator
 from alphazero.mcts.gumbel import GumbelRoot
-from alphazero.mcts.kernels import backup, expand, select_leaves, settle_solved_leaves
+from alphazero.mcts.kernels import backup, expand, root_wipeouts, select_leaves, settle_solved_leaves
 from alphazero.mcts.puct_root import PuctRoot
 from alphazero.mcts.rng import seed_streams
 from alphazero.mcts.root import RootRule, discount_root_visits, root_child_visits, root_values
@@ -180,7 +180,7 @@ class BatchedSearch:
                               self._eval_positions, self._eval_game, self._eval_node)
         if count:
             priors, values = self._evaluate(count)
-            expand(tree, self._eval_game, self._eval_node, priors, count)
+            expand(tree, self._eval_game, self._eval_node, priors, count, self.config.solver)
             record_root_values(tree, self._eval_game, self._eval_node, values, count)
         if add_noise and cfg.reuse_root_visit_discount < 1:
             discount_root_visits(tree, active, cfg.reuse_root_visit_discount)
@@ -207,7 +207,7 @@ class BatchedSearch:
                 count = self._solve_endgame_leaves(active, leaves, count)
             if count:
                 priors, values = self._evaluate(count)
-                expand(tree, self._eval_game, self._eval_node, priors, count)
+                expand(tree, self._eval_game, self._eval_node, priors, count, self.config.solver)
             else:
                 values = _NO_VALUES
             backup(tree, active, leaves, self._leaf_node, self._leaf_slot, values, cfg.solver)
@@ -222,6 +222,8 @@ class BatchedSearch:
         policy, action = self.root_rule.finish(tree, active, visits, ply, add_noise)
         root_value = np.zeros(self.num_games, dtype=np.float32)
         root_values(tree, active, root_value)
+        if self.config.solver:
+            root_wipeouts(tree, active, action, root_value)
         for b in np.flatnonzero(exact_score != NO_EXACT_SCORE):
             action[b] = solver_moves[b]
             root_value[b] = np.sign(exact_score[b])

@@ -24,6 +24,11 @@ def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
     A proven child (finished game, or solved subtree) has the exact Q = -exact_value[child].
     An untried action (no child) has Q = node mean value - fpu_reduction (first-play urgency).
     Ties go to the lowest action index. A node with no legal square can only PASS.
+
+    A child proven won for the opponent (Q = -1, the worst there is) is chosen only when every
+    action's child is one (MCTS-Solver): another visit to it teaches nothing, and with a large
+    prior it would otherwise take visit after visit while its losses drag the node's mean, and
+    with it the first-play value of the untried actions, down.
     """
     here = tree.nodes[b, node]
     moves = here.legal
@@ -33,6 +38,8 @@ def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
     first_play_value = here.value_sum / here.visits - fpu_reduction
     best_score = -np.inf
     best_action = PASS
+    lost_score = -np.inf
+    lost_action = PASS
     while moves:
         action = lowest_bit_index(moves)
         moves &= moves - ONE
@@ -50,9 +57,15 @@ def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
             else:
                 q = (-child.value_sum - virtual_loss * child.in_flight) / child_visits
         score = q + c_puct * np.float64(edge.prior) * sqrt_parent / (1 + child_visits)
-        if score > best_score:
+        if edge.child != UNVISITED and tree.nodes[b, edge.child].proven and q <= -1.0:
+            if score > lost_score:
+                lost_score = score
+                lost_action = action
+        elif score > best_score:
             best_score = score
             best_action = action
+    if best_score == -np.inf:
+        return lost_action
     return best_action
 
 

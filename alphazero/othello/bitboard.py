@@ -158,6 +158,24 @@ def make_move(player, opponent, square):
 
 
 @njit(cache=True)
+def wipeout_move(player, opponent, moves):
+    """A square of `moves` (the mover's legal squares) whose move turns over every opponent disc,
+    ending the game with the opponent wiped out (+64); -1 when none does (the lowest such square
+    when several do).
+
+    The search checks this when it expands a node: a network's prior can put almost nothing on a
+    wipe-out reply (self-play games rarely contain one), so without the check a search may never
+    try it and walk into a one-move loss. A few flip computations per expansion.
+    """
+    while moves:
+        square = lowest_bit_index(moves)
+        if flips(player, opponent, square) == opponent:
+            return square
+        moves &= moves - ONE
+    return -1
+
+
+@njit(cache=True)
 def is_legal(player, opponent, action):
     """True if `action` (0..64) is legal: a pass is legal only when no square move is."""
     moves = legal_moves(player, opponent)

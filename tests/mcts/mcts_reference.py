@@ -1,8 +1,9 @@
 """A slow, obvious pure-Python MCTS with the same rules as alphazero.mcts, to test the kernels against.
 
 Nodes are objects with dicts of children; one game at a time; every rule written out once in the
-plainest form: PUCT with first-play urgency and virtual loss, leaves per step with collisions
-sharing an evaluation, exact results at finished games, MCTS-Solver proofs, tree reuse. No root
+plainest form: PUCT with first-play urgency and virtual loss (proven losses only as a last resort), leaves per step with collisions
+sharing an evaluation, exact results at finished games, MCTS-Solver proofs (a node with a
+wipe-out move proven won when evaluated, a root's wipe-out played), tree reuse. No root
 noise and no temperature sampling (those draw from the kernels' random streams).
 """
 
@@ -45,6 +46,16 @@ class Node:
         return child
 
 
+def _wipeout(node: Node) -> int | None:
+    """The lowest square whose move leaves the opponent without a disc, or None."""
+    for action in node.actions:
+        if action != PASS:
+            after, _ = make_move(np.uint64(node.player), np.uint64(node.opponent), action)
+            if after == 0:
+                return action
+    return None
+
+
 class ReferenceSearch:
     def __init__(self, config, evaluator):
         self.cfg = config
@@ -56,6 +67,8 @@ class ReferenceSearch:
         priors, values = self.evaluator(positions)
         for node, prior in zip(nodes, priors):
             node.prior = [float(x) for x in np.asarray(prior, dtype=np.float32)]
+            if self.cfg.solver and node is not self.root and _wipeout(node) is not None:
+                node.proven, node.exact = True, 1.0
         return [float(v) for v in np.asarray(values, dtype=np.float32)]
 
     def _puct(self, node: Node) -> int:
@@ -65,6 +78,7 @@ class ReferenceSearch:
         sqrt_parent = math.sqrt(float(node.visits + node.in_flight))
         first_play = node.value_sum / node.visits - cfg.fpu_reduction
         best, best_action = -math.inf, PASS
+        lost, lost_action = -math.inf, PASS  # children proven won for the opponent: a last resort
         for action in node.actions:
             child = node.children.get(action)
             if child is None:
@@ -78,9 +92,12 @@ class ReferenceSearch:
                 else:
                     q = (-child.value_sum - cfg.virtual_loss * child.in_flight) / n
             score = q + cfg.c_puct * node.prior[action] * sqrt_parent / (1 + n)
-            if score > best:
+            if child is not None and child.proven and q <= -1.0:
+                if score > lost:
+                    lost, lost_action = score, action
+            elif score > best:
                 best, best_action = score, action
-        return best_action
+        return best_action if best > -math.inf else lost_action
 
     @staticmethod
     def _try_prove(node: Node) -> bool:
@@ -137,7 +154,7 @@ class ReferenceSearch:
                     up = up.parent
             values = self._evaluate(batch) if batch else []
             for node, slot in leaves:
-                value = node.exact if slot is None else values[slot]
+                value = node.exact if node.proven else values[slot]
                 proving = cfg.solver and node.proven
                 while node is not None:
                     node.visits += 1
@@ -151,7 +168,10 @@ class ReferenceSearch:
         for action, child in root.children.items():
             visits[action] = child.visits
         root_value = root.exact if root.proven else root.value_sum / root.visits
-        return visits, np.float32(root_value), self._choose(visits), reused
+        action = self._choose(visits)
+        if cfg.solver and _wipeout(root) is not None:
+            action, root_value = _wipeout(root), 1.0
+        return visits, np.float32(root_value), action, reused
 
     def _choose(self, visits) -> int:
         def rank(action):

@@ -138,7 +138,7 @@ def _one_root_tree():
     count = prepare_roots(tree, positions, active, 8, np.zeros(8, dtype=np.int32), buffers["eval_positions"],
                           buffers["eval_game"], buffers["eval_node"])
     priors, values = UniformEvaluator()(buffers["eval_positions"][:count])
-    expand(tree, buffers["eval_game"], buffers["eval_node"], priors, count)
+    expand(tree, buffers["eval_game"], buffers["eval_node"], priors, count, True)
     record_root_values(tree, buffers["eval_game"], buffers["eval_node"], values, count)
     return tree, active, buffers
 
@@ -160,7 +160,7 @@ def test_a_pending_node_no_walk_of_this_step_opened_is_evaluated_not_given_a_sta
     assert count == 1, "the stale node must go to the evaluator"
     assert buffers["leaf_slot"][0, 0] == 0 and buffers["eval_node"][0] == node
     priors, values = UniformEvaluator()(buffers["eval_positions"][:count])
-    expand(tree, buffers["eval_game"], buffers["eval_node"], priors, count)
+    expand(tree, buffers["eval_game"], buffers["eval_node"], priors, count, True)
     backup(tree, active, 1, buffers["leaf_node"], buffers["leaf_slot"], values, True)
     assert tree.nodes["visits"][0, node] == 1 and tree.nodes["value_sum"][0, node] == values[0]
 

@@ -172,3 +172,47 @@ def test_reference_itself_plays_the_standard_opening():
     # Guard the reference: black's four opening moves are d3, c4, f5, e6.
     assert sorted(ReferenceBoard().legal_moves(BLACK)) == [(2, 3), (3, 2), (4, 5), (5, 4)]
     assert _bits(ReferenceBoard().legal_moves(BLACK)) == int(bb.legal_moves(bb.START_BLACK, bb.START_WHITE))
+
+
+def _reference_wipeout(ref):
+    """The lowest square (r*8+c) whose move turns over every disc of the other colour, or -1."""
+    other = WHITE if ref.to_move == BLACK else BLACK
+    for row, col in ref.legal_moves(ref.to_move):  # row-major: ascending squares
+        if len(ref.flips(row, col, ref.to_move)) == ref.count(other):
+            return row * 8 + col
+    return -1
+
+
+def test_wipeout_move_agrees_with_the_reference_on_sparse_boards():
+    """Boards with a few discs of the side not to move (1-6, in lines next to the mover's discs
+    often enough) are where wipe-outs live; random games almost never reach one."""
+    rng = random.Random(36)
+    found = 0
+    for _ in range(3000):
+        ref = ReferenceBoard()
+        ref.board = [[EMPTY] * 8 for _ in range(8)]
+        squares = rng.sample(range(64), rng.randint(2, 20))
+        cut = rng.randint(1, min(6, len(squares) - 1))
+        for index, square in enumerate(squares):
+            ref.board[square // 8][square % 8] = WHITE if index < cut else BLACK
+        player, opponent = ref.bitboards()
+        moves = bb.legal_moves(np.uint64(player), np.uint64(opponent))
+        expected = _reference_wipeout(ref)
+        assert bb.wipeout_move(np.uint64(player), np.uint64(opponent), np.uint64(moves)) == expected, ref.board
+        found += expected >= 0
+    assert found >= 100, f"only {found} boards had a wipe-out: the positive case went untested"
+
+
+def test_no_wipeout_move_along_random_games():
+    for seed in range(20):
+        rng = random.Random(seed)
+        ref = ReferenceBoard()
+        while not ref.is_over():
+            player, opponent = ref.bitboards()
+            moves = bb.legal_moves(np.uint64(player), np.uint64(opponent))
+            assert bb.wipeout_move(np.uint64(player), np.uint64(opponent), np.uint64(moves)) == _reference_wipeout(ref)
+            legal = ref.legal_moves(ref.to_move)
+            if legal:
+                ref.play(*rng.choice(legal))
+            else:
+                ref.pass_turn()
