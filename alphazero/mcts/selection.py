@@ -44,6 +44,7 @@ def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
         action = lowest_bit_index(moves)
         moves &= moves - ONE
         edge = tree.edges[b, node, action]
+        lost = False
         if edge.child == UNVISITED:
             child_visits = 0
             q = first_play_value
@@ -52,12 +53,13 @@ def puct_action(tree, b, node, c_puct, fpu_reduction, virtual_loss):
             child_visits = child.visits + child.in_flight
             if child.proven:
                 q = -np.float64(child.exact_value)
+                lost = q <= -1.0
             elif child_visits == 0:
                 q = first_play_value
             else:
                 q = (-child.value_sum - virtual_loss * child.in_flight) / child_visits
         score = q + c_puct * np.float64(edge.prior) * sqrt_parent / (1 + child_visits)
-        if edge.child != UNVISITED and tree.nodes[b, edge.child].proven and q <= -1.0:
+        if lost:
             if score > lost_score:
                 lost_score = score
                 lost_action = action

@@ -99,6 +99,11 @@ def _build_rays():
 
 
 RAYS = _build_rays()
+# LINES[square]: every square on the 8 rays from `square`, the only squares its move can flip.
+LINES = np.bitwise_or.reduce(RAYS, axis=1)
+# No move turns over more than 19 discs: at most (ray length - 1) per direction, 19 in all from
+# the four central squares and fewer from any other.
+MAX_FLIPS = int(max(sum(bin(int(ray)).count("1") - 1 for ray in rays if ray) for rays in RAYS))
 
 
 @njit(cache=True, inline="always")
@@ -165,11 +170,15 @@ def wipeout_move(player, opponent, moves):
 
     The search checks this when it expands a node: a network's prior can put almost nothing on a
     wipe-out reply (self-play games rarely contain one), so without the check a search may never
-    try it and walk into a one-move loss. A few flip computations per expansion.
+    try it and walk into a one-move loss. Cheap where it is called millions of times: nothing
+    when the opponent has more discs than a move can flip, and a move's flips are computed only
+    when every opponent disc lies on one of its lines.
     """
+    if popcount(opponent) > MAX_FLIPS:
+        return -1
     while moves:
         square = lowest_bit_index(moves)
-        if flips(player, opponent, square) == opponent:
+        if opponent & ~LINES[square] == ZERO and flips(player, opponent, square) == opponent:
             return square
         moves &= moves - ONE
     return -1
