@@ -128,13 +128,14 @@ def _flips_on_falling_ray(ray, player, opponent):
     return ZERO
 
 
-@njit(cache=True)
-def flips(player, opponent, square):
+@njit(cache=True, inline="always")
+def flips_inlined(player, opponent, square):
     """Bitboard of the opponent discs that a move on `square` turns over (0 if none: illegal).
 
     Ray + bit-scan technique (Edax's `flip_bitscan`): per direction one table lookup and one
     bit scan find the first square that is not the opponent's; measured faster here than eight
-    shift-fills, which must run the longest possible chain in every direction.
+    shift-fills, which must run the longest possible chain in every direction. Inlined into
+    its caller (the endgame solver's last-move kernels use it so); `flips` is the called version.
     """
     rays = RAYS[square]
     flipped = _flips_on_rising_ray(rays[0], player, opponent)
@@ -146,6 +147,12 @@ def flips(player, opponent, square):
     flipped |= _flips_on_falling_ray(rays[6], player, opponent)
     flipped |= _flips_on_falling_ray(rays[7], player, opponent)
     return flipped
+
+
+@njit(cache=True)
+def flips(player, opponent, square):
+    """`flips_inlined` as an ordinary call (see there)."""
+    return flips_inlined(player, opponent, square)
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ allocates nothing. Node counts accumulate in `nodes[0]`.
 import numpy as np
 from numba import njit
 
-from alphazero.othello.bitboard import PASS, RAYS, _flips_on_falling_ray, _flips_on_rising_ray, flips, legal_moves
+from alphazero.othello.bitboard import PASS, flips, flips_inlined, legal_moves
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index, popcount
 from alphazero.solver import table as tt
 from alphazero.solver.stability import stable_count
@@ -317,25 +317,10 @@ def default_params():
 
 
 @njit(cache=True, inline="always")
-def _flips_inline(player, opponent, square):
-    """`bitboard.flips`, inlined into the solver's last-move kernels."""
-    rays = RAYS[square]
-    flipped = _flips_on_rising_ray(rays[0], player, opponent)
-    flipped |= _flips_on_rising_ray(rays[1], player, opponent)
-    flipped |= _flips_on_rising_ray(rays[2], player, opponent)
-    flipped |= _flips_on_rising_ray(rays[3], player, opponent)
-    flipped |= _flips_on_falling_ray(rays[4], player, opponent)
-    flipped |= _flips_on_falling_ray(rays[5], player, opponent)
-    flipped |= _flips_on_falling_ray(rays[6], player, opponent)
-    flipped |= _flips_on_falling_ray(rays[7], player, opponent)
-    return flipped
-
-
-@njit(cache=True, inline="always")
 def _legal_flips(player, opponent, square):
     """flips() with a cheap pre-test: no opponent disc next to the square, no flip."""
     if NEIGHBOURS[square] & opponent:
-        return _flips_inline(player, opponent, square)
+        return flips_inlined(player, opponent, square)
     return ZERO
 
 
