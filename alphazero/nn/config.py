@@ -65,9 +65,17 @@ class ModelConfig:
     history:          previous actions of the game the network reads besides the position (0 =
                       none; only seed_cnn_rnn uses them).
     rnn_hidden:       hidden size of seed_cnn_rnn's GRU over the history (0 for the others).
+    score_head:       KataGo's auxiliary score target: a distribution over the final disc
+                      difference from the side to move (alphazero.nn.auxiliary). Training only.
+    ownership_head:   KataGo's auxiliary ownership target: who owns each square at the end, from
+                      the side to move's view. Training only.
 
-    `to_dict` leaves arch/history/rnn_hidden out while they have their defaults, so a ResNet's
-    checkpoint is the same dict it was before the zoo existed.
+    The auxiliary heads are trained beside the policy and value and never evaluated in play or
+    self-play (`AlphaZeroNet.forward` skips them), so they cost training time only. ResNets only.
+
+    `to_dict` leaves arch/history/rnn_hidden and the auxiliary heads out while they have their
+    defaults, so a ResNet's checkpoint is the same dict it was before the zoo and the heads existed,
+    and such checkpoints load unchanged (with no auxiliary heads).
     """
 
     blocks: int = 4
@@ -79,6 +87,8 @@ class ModelConfig:
     arch: str = "resnet"
     history: int = 0
     rnn_hidden: int = 0
+    score_head: bool = False
+    ownership_head: bool = False
 
     def __post_init__(self):
         for name in ("blocks", "channels", "policy_channels", "value_channels", "value_hidden"):
@@ -96,6 +106,11 @@ class ModelConfig:
                 f"ModelConfig.history and rnn_hidden must be > 0 for arch seed_cnn_rnn and 0 otherwise; "
                 f"got arch={self.arch!r}, history={self.history}, rnn_hidden={self.rnn_hidden}"
             )
+        for name in ("score_head", "ownership_head"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"ModelConfig.{name} must be true or false, got {getattr(self, name)!r}")
+            if getattr(self, name) and self.arch != "resnet":
+                raise ValueError(f"ModelConfig.{name} needs arch resnet (the zoo networks have no auxiliary heads), got {self.arch!r}")
         if self.global_pooling and self.channels < 4:
             raise ValueError(f"ModelConfig.global_pooling needs channels >= 4, got {self.channels}")
 
@@ -112,7 +127,7 @@ class ModelConfig:
     def to_dict(self) -> dict:
         """Plain dict for checkpoints, with the encoding's plane count recorded beside the fields."""
         out = dataclasses.asdict(self)
-        for name, default in _ZOO_FIELD_DEFAULTS.items():
+        for name, default in _OPTIONAL_FIELD_DEFAULTS.items():
             if out[name] == default:
                 del out[name]
         out["input_planes"] = self.input_planes
@@ -135,6 +150,11 @@ class ModelConfig:
         return cls(**data)
 
     @property
+    def auxiliary_heads(self) -> bool:
+        """True when the network has a score or an ownership head to train."""
+        return self.score_head or self.ownership_head
+
+    @property
     def needs_history(self) -> bool:
         """True when the network reads the game's previous actions, not just the position."""
         return self.history > 0
@@ -142,7 +162,7 @@ class ModelConfig:
 
 ZOO_ARCHS = ("seed_mlp", "seed_cnn", "seed_cnn_rnn")
 ARCHS = ("resnet",) + ZOO_ARCHS
-_ZOO_FIELD_DEFAULTS = {"arch": "resnet", "history": 0, "rnn_hidden": 0}
+_OPTIONAL_FIELD_DEFAULTS = {"arch": "resnet", "history": 0, "rnn_hidden": 0, "score_head": False, "ownership_head": False}
 
 
 def require_board_only(cfg: ModelConfig, use: str) -> None:

@@ -1,7 +1,9 @@
 """AlphaZeroNet: the ResNet that maps input planes to (policy logits, value), and the masking helpers.
 
 Shapes: planes [N, NUM_PLANES, 8, 8] -> policy_logits [N, 65] (64 squares in a1..h8 order, then
-pass), value [N] in [-1, 1] from the side to move's point of view.
+pass), value [N] in [-1, 1] from the side to move's point of view. With `auxiliary=True` (training)
+also the optional heads' outputs: score logits [N, 65] over the final disc difference and
+ownership logits [N, 64] (alphazero.nn.auxiliary says what they mean), None where a head is off.
 
 Illegal actions are masked before every softmax (search, training, play): always go through
 `masked_softmax`, `masked_log_softmax` or `policy_cross_entropy` below, never a bare softmax.
@@ -15,6 +17,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from alphazero.nn.auxiliary import SCORE_BINS
 from alphazero.nn.config import MEMORY_FORMATS, ModelConfig
 from alphazero.othello.bitboard import NUM_ACTIONS
 
@@ -88,7 +91,14 @@ class GlobalPoolingBlock(nn.Module):
 
 class AlphaZeroNet(nn.Module):
     """Stem conv, `cfg.blocks` residual blocks (every second one global-pooling if
-    `cfg.global_pooling`), then a policy head (65 logits) and a tanh value head."""
+    `cfg.global_pooling`), then a policy head (65 logits) and a tanh value head; optionally
+    KataGo's auxiliary heads, trained only:
+
+    - score (`cfg.score_head`): a linear layer on the value head's hidden features, 65 logits over
+      the final disc difference. It shares the value head's features on purpose: the value is the
+      sign of the score, so what predicts one should shape the other.
+    - ownership (`cfg.ownership_head`): a 1x1 conv on the tower, one logit per square.
+    """
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -107,6 +117,8 @@ class AlphaZeroNet(nn.Module):
         self.value_conv = ConvBN(c, cfg.value_channels, 1)
         self.value_fc1 = nn.Linear(cfg.value_channels * 64, cfg.value_hidden)
         self.value_fc2 = nn.Linear(cfg.value_hidden, 1)
+        self.score_fc = nn.Linear(cfg.value_hidden, SCORE_BINS) if cfg.score_head else None
+        self.ownership_conv = nn.Conv2d(c, 1, 1) if cfg.ownership_head else None
         self._zero_init_residuals()
 
     def _zero_init_residuals(self):
@@ -115,14 +127,22 @@ class AlphaZeroNet(nn.Module):
         for block in self.blocks:
             nn.init.zeros_(block.conv2.bn.weight)
 
-    def forward(self, planes):
+    def forward(self, planes, auxiliary: bool = False):
+        """(policy_logits, value), or with `auxiliary` (policy_logits, value, score_logits,
+        ownership_logits), the last two None where the network has no such head. Play, self-play
+        and export call it without `auxiliary`, so the auxiliary heads cost them nothing."""
         x = F.relu(self.stem(planes))
         x = self.blocks(x)
         policy = F.relu(self.policy_conv(x)).flatten(1)
         policy_logits = self.policy_fc(policy)
         value = F.relu(self.value_conv(x)).flatten(1)
-        value = torch.tanh(self.value_fc2(F.relu(self.value_fc1(value)))).squeeze(-1)
-        return policy_logits, value
+        value_hidden = F.relu(self.value_fc1(value))
+        value = torch.tanh(self.value_fc2(value_hidden)).squeeze(-1)
+        if not auxiliary:
+            return policy_logits, value
+        score_logits = self.score_fc(value_hidden) if self.score_fc is not None else None
+        ownership_logits = self.ownership_conv(x).flatten(1) if self.ownership_conv is not None else None
+        return policy_logits, value, score_logits, ownership_logits
 
 
 def fuse_for_inference(net: nn.Module) -> nn.Module:
