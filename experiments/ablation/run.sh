@@ -28,6 +28,7 @@ declare -A SWITCHES=(
   [reusedrop]="mcts.reuse_root_visit_discount=0"
   [gumbel]="mcts.root_policy=gumbel"
   [forced]="mcts.forced_playouts_k=2"
+  [auto]="mcts.root_policy=gumbel precision=auto"
   [best]="${ABLATION_BEST:-mcts.root_policy=gumbel mcts.simulations=128 selfplay.playout_cap_fraction=0.25 selfplay.playout_cap_small=32}"
 )
 mkdir -p "$RUNS"
@@ -46,7 +47,9 @@ for name in "$@"; do
   cp "$run/config.yaml" "$run/log.txt" "$out/"
   rm -rf "$out/tb" && cp -r "$run/tb" "$out/tb"
   for opponent in alphabeta:depth=2 'gtp:"/usr/games/gtp-rhino -l 1 -r 0 -b 0",processes=2,name=grhino-1' \
-                  'gtp:"/usr/games/gtp-rhino -l 2 -r 0 -b 0",processes=2,name=grhino-2'; do
+                  'gtp:"/usr/games/gtp-rhino -l 2 -r 0 -b 0",processes=2,name=grhino-2' \
+                  'gtp:"/usr/games/gtp-rhino -l 3 -r 0 -b 0",processes=2,name=grhino-3' \
+                  'gtp:"/usr/games/gtp-rhino -l 4 -r 0 -b 0",processes=2,name=grhino-4'; do
     tag=$(echo "$opponent" | sed 's/.*name=//; s/alphabeta:depth=2/alphabeta-2/')
     [ -s "$out/eval-$tag.json" ] && continue
     python -m alphazero.arena "mcts:checkpoint=$out/final.pt,simulations=100,threads=1,name=$name" "$opponent" \
