@@ -23,6 +23,7 @@ import numpy as np
 
 from alphazero.arena.alphabeta import DEFAULT_ENDGAME_EMPTIES, best_moves_batch
 from alphazero.arena.gtp_client import DEFAULT_TIMEOUT, GTPEngine, GTPError, draw_board, verify_board_convention
+from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, search_within
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import action_name, format_board_text
@@ -83,6 +84,12 @@ class AlphaBetaPlayer(Player):
         return [int(action) for action in actions]
 
 
+def describe_budget(simulations: int | None, seconds: float | None) -> str:
+    """'simulations=100', 'seconds=0.5' or both: a player name's search budget."""
+    parts = [] if simulations is None else [f"simulations={simulations}"]
+    return ",".join(parts + ([] if seconds is None else [f"seconds={seconds:g}"]))
+
+
 def _with_endgame(config, endgame: int | None):
     """`config` (default MCTSConfig()) with endgame_solve_empties = endgame, unless endgame is None."""
     if endgame is None:
@@ -100,17 +107,32 @@ class MCTSPlayer(Player):
     the legal action with the highest prior (lowest index among equal priors). Positions with at
     most `config.endgame_solve_empties` empties (MCTSConfig's default unless given) are played
     perfectly by the exact endgame solver, at any number of simulations >= 1.
+
+    `seconds` (optional) searches by time instead: each position alone, one after another, on a
+    fresh tree grown in chunks until `seconds` of wall time are spent (alphazero.engine.timed, the
+    loop `play` and GTP think with), capped at `simulations` when that is given too (None: no
+    cap). Games are then not batched, so each move gets the whole time on the player's cores:
+    equal time per move against another engine means equal thinking time, not a shared batch.
     """
 
-    def __init__(self, evaluator, simulations: int = 100, config=None, name: str | None = None, seed: int = 0):
-        if not isinstance(simulations, (int, np.integer)) or simulations < 0:
+    def __init__(self, evaluator, simulations: int | None = 100, config=None, name: str | None = None, seed: int = 0,
+                 seconds: float | None = None):
+        if seconds is not None:
+            check_limits(simulations, seconds)
+        elif simulations is None or isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
             raise ValueError(f"MCTS simulations must be an integer >= 0, got {simulations!r}")
         self.evaluator = evaluator
-        self.simulations = int(simulations)
+        self.simulations = None if simulations is None else int(simulations)
+        self.seconds = None if seconds is None else float(seconds)
         self.seed = seed
-        self.name = name or f"mcts(simulations={simulations})"
+        self.name = name or f"mcts({describe_budget(simulations, seconds)})"
         self._config = None
-        if self.simulations > 0:
+        if seconds is not None:
+            from alphazero.mcts.config import MCTSConfig
+
+            chunk = min(TIME_CHUNK, self.simulations or TIME_CHUNK)
+            self._config = chunked_config(config or MCTSConfig(), chunk, MAX_TIMED_NODES)
+        elif self.simulations > 0:
             from alphazero.mcts.config import MCTSConfig
 
             self._config = dataclasses.replace(
@@ -125,8 +147,8 @@ class MCTSPlayer(Player):
 
     @classmethod
     def from_checkpoint(
-        cls, path, simulations: int = 100, device: str = "auto", config=None, name=None, threads: int | None = None,
-        endgame: int | None = None, precision: str = "auto",
+        cls, path, simulations: int | None = 100, device: str = "auto", config=None, name=None, threads: int | None = None,
+        endgame: int | None = None, precision: str = "auto", seconds: float | None = None,
     ) -> "MCTSPlayer":
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
         `threads` for its network calls, torch's default when None; `precision` auto, fp32 or
@@ -142,7 +164,7 @@ class MCTSPlayer(Player):
             from alphazero.arena.history_player import HistoryPolicyPlayer
             from alphazero.nn.config import require_board_only
 
-            if simulations > 0:
+            if seconds is not None or simulations > 0:
                 require_board_only(network.cfg, f"MCTS (simulations={simulations}; only simulations=0 plays its raw policy)")
             if precision not in ("auto", "fp32"):
                 raise ValueError(f"precision={precision}: a history-reading network's raw-policy player runs in float32 only")
@@ -150,8 +172,8 @@ class MCTSPlayer(Player):
         evaluator = build_evaluator(network, device=device, threads=threads, precision=precision)
         extra = "" if endgame is None else f",endgame={endgame}"
         extra += "" if precision == "auto" else f",precision={precision}"
-        label = name or f"mcts({os.path.basename(str(path))},simulations={simulations}{extra})"
-        return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label)
+        label = name or f"mcts({os.path.basename(str(path))},{describe_budget(simulations, seconds)}{extra})"
+        return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label, seconds=seconds)
 
     def _searcher(self, count: int):
         """A BatchedSearch with room for `count` games, rebuilt only when a call needs more."""
@@ -162,10 +184,28 @@ class MCTSPlayer(Player):
             self._search = BatchedSearch(self._config, self.evaluator, self._capacity, seed=self.seed)
         return self._search
 
+    def _timed_moves(self, states):
+        """One search by time per position, each on a fresh tree (see the class doc)."""
+        if self._search is None:
+            from alphazero.mcts.search import BatchedSearch
+
+            self._search = BatchedSearch(self._config, self.evaluator, 1, seed=self.seed)
+        moves = []
+        for state in states:
+            if state.must_pass():
+                moves.append(PASS)
+                continue
+            self._search.reset()
+            result, _ = search_within(self._search, state.as_array(), 60 - state.empties(), self.simulations, self.seconds)
+            moves.append(int(result.action[0]))
+        return moves
+
     def select_moves(self, states):
         _require_playable(self, states)
         if not states:
             return []
+        if self.seconds is not None:
+            return self._timed_moves(states)
         positions = np.array([state.as_array() for state in states], dtype=np.uint64)
         if self.simulations == 0:
             priors, _ = self.evaluator(positions)
@@ -427,8 +467,8 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E]   (simulations 100 by default; 0 = raw policy; T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve exactly from E empties, 0 = off, default MCTSConfig's)",
-    "mcts:evaluator=uniform[,simulations=N][,endgame=E]   (uniform priors, value 0: a network-free baseline)",
+    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve exactly from E empties, 0 = off, default MCTSConfig's)",
+    "mcts:evaluator=uniform[,simulations=N][,seconds=S][,endgame=E]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"',
     "any form may add ,name=LABEL",
 )
@@ -441,7 +481,7 @@ _SPEC_OPTIONS = {
     "random": {"seed": int},
     "greedy": {},
     "alphabeta": {"depth": int, "endgame": int},
-    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "device": str, "threads": int, "precision": str, "endgame": int},
+    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "seconds": float, "device": str, "threads": int, "precision": str, "endgame": int},
     "gtp": {"command": str, "processes": int, "timeout": float},
 }
 
@@ -538,7 +578,14 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
     if kind == "alphabeta":
         return AlphaBetaPlayer(depth=options.get("depth", 2), endgame_empties=options.get("endgame", DEFAULT_ENDGAME_EMPTIES))
     if kind == "mcts":
-        simulations = options.get("simulations", 100)
+        seconds = options.get("seconds")
+        # By time alone when seconds= is given without simulations=; a fixed 100 otherwise.
+        simulations = options.get("simulations", None if seconds is not None else 100)
+        if seconds is not None:
+            try:
+                check_limits(simulations, seconds)
+            except ValueError as err:
+                raise _spec_error(spec, str(err)) from None
         has_checkpoint, has_evaluator = "checkpoint" in options, "evaluator" in options
         if has_checkpoint == has_evaluator:
             raise _spec_error(spec, "mcts needs exactly one of checkpoint=PATH or evaluator=uniform")
@@ -553,7 +600,7 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
             endgame = options.get("endgame")
             extra = "" if endgame is None else f",endgame={endgame}"
             return MCTSPlayer(UniformEvaluator(), simulations=simulations, config=_with_endgame(None, endgame),
-                              name=f"mcts(uniform,simulations={simulations}{extra})")
+                              name=f"mcts(uniform,{describe_budget(simulations, seconds)}{extra})", seconds=seconds)
         # One torch thread unless asked: an arena process holds several players, often beside
         # other processes (ladder shards, a training run), and torch's threads spin-wait on busy
         # cores (a 2-game match: 63.6 s with torch's 2 threads, 4.0 s with 1; docs/threads.md).
@@ -565,7 +612,7 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
             raise _spec_error(spec, f"precision must be auto, fp32, bf16 or fp16 (CUDA), got {precision!r}")
         return MCTSPlayer.from_checkpoint(
             options["checkpoint"], simulations=simulations, device=options.get("device", "auto"), threads=threads,
-            endgame=options.get("endgame"), precision=precision,
+            endgame=options.get("endgame"), precision=precision, seconds=seconds,
         )
     if kind == "gtp":
         if not options.get("command", "").strip():

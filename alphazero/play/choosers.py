@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, search_within
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 
@@ -124,8 +125,8 @@ class SearchChooser(MoveChooser):
     root (our move, the reply, a pass), the tree advances instead of starting over.
     """
 
-    TIME_CHUNK = 32
-    MAX_TIMED_NODES = 65_536  # tree size of a timed search: about 37 MB; a fuller tree is trimmed
+    TIME_CHUNK = TIME_CHUNK
+    MAX_TIMED_NODES = MAX_TIMED_NODES
 
     def __init__(
         self,
@@ -137,12 +138,7 @@ class SearchChooser(MoveChooser):
         leaves_per_step: int = 1,
         endgame_solve_empties: int | None = None,
     ):
-        if simulations is None and seconds is None:
-            raise ValueError("a search needs simulations or seconds per move (or both)")
-        if simulations is not None and (isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1):
-            raise ValueError(f"simulations per move must be an integer >= 1, got {simulations!r}")
-        if seconds is not None and not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-            raise ValueError(f"seconds per move must be a number > 0, got {seconds!r}")
+        check_limits(simulations, seconds)
         self.evaluator = evaluator
         self.simulations = simulations
         self.seconds = seconds
@@ -164,15 +160,7 @@ class SearchChooser(MoveChooser):
             from alphazero.mcts.search import BatchedSearch
 
             endgame = {} if self.endgame_solve_empties is None else {"endgame_solve_empties": self.endgame_solve_empties}
-            config = MCTSConfig(
-                simulations=chunk,
-                temperature=0.0,
-                temperature_plies=0,
-                tree_reuse=True,
-                reuse_capacity=max(1.0, (capacity - chunk - 1) / chunk),
-                leaves_per_step=min(self.leaves_per_step, chunk),
-                **endgame,
-            )
+            config = chunked_config(MCTSConfig(leaves_per_step=self.leaves_per_step, **endgame), chunk, capacity)
             entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
             self._searches[chunk] = entry
         return entry
@@ -223,27 +211,7 @@ class SearchChooser(MoveChooser):
             entry = self._search_for(chunk, self.MAX_TIMED_NODES)
         self._sync(entry, state)
         search = entry[0]
-        chunk = search.config.simulations
-        positions = state.as_array().reshape(1, 2)
-        ply = np.array([60 - state.empties()], dtype=np.int64)
-        started = time.perf_counter()
-        done = 0
-        while True:
-            chunk_started = time.perf_counter()
-            # The last chunk is what is left of the simulation budget, so a budget that is not a
-            # multiple of the chunk is still spent exactly.
-            budget = chunk if self.simulations is None else min(chunk, self.simulations - done)
-            result = search.search(positions, ply, add_noise=False, simulations=budget)
-            done += budget
-            now = time.perf_counter()
-            if time_limit is None and should_stop is None:
-                break
-            if self.simulations is not None and done >= self.simulations:
-                break
-            if time_limit is not None and now + (now - chunk_started) > started + time_limit:
-                break
-            if should_stop is not None and should_stop():
-                break
+        result, done = search_within(search, state.as_array(), 60 - state.empties(), self.simulations, time_limit, should_stop)
         self.last_simulations = done
         self.last_reused_visits = int(result.reused_visits[0])
         return result, search

@@ -65,8 +65,11 @@ def test_a_silent_engine_times_out_with_a_clear_error():
         import time; time.sleep(30)
     reply()
     """
-    engine = GTPEngine(fake_engine(body), timeout=0.5)
+    # Set-up gets a generous limit: on a loaded machine the fake engine's interpreter can take
+    # longer than 0.5 s to start, and the limit under test is the genmove's.
+    engine = GTPEngine(fake_engine(body), timeout=30)
     engine.setup()
+    engine.timeout = 0.5
     with pytest.raises(GTPError, match=r"'genmove white'.*no complete answer within 0.5 s.*timeout=SECONDS"):
         engine.genmove(WHITE)
     assert engine.process.poll() is not None, "a timed-out engine is killed"

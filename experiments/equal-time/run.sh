@@ -1,0 +1,33 @@
+#!/bin/bash
+# The equal-time table of docs/benchmarks.md ("What each shipped network buys per second"): every
+# shipped network searching SECONDS a move (arena `seconds=`: each position alone on one torch
+# thread, a fresh tree each move) against the others and GRhino level 5, PAIRS paired random
+# 4-ply openings (seed 0) per pairing. Two shards (one process per core) share the games log;
+# --concurrency 1 plays one game at a time in each, so GRhino never thinks on the core while a
+# network's clock runs. Resumable: finished games and matches are kept in experiments/equal-time/.
+#
+#   experiments/equal-time/run.sh 0.5 10      # from the repo root; SECONDS PAIRS
+#   experiments/equal-time/run.sh 2 10
+set -u
+cd "$(dirname "$0")/../.."
+seconds=${1:?seconds per move}
+pairs=${2:?pairs of openings}
+out=experiments/equal-time/s$seconds
+mkdir -p "$out"
+players=()
+for net in warmstart-medium selfplay warmstart-small warmstart; do
+  players+=("mcts:checkpoint=checkpoints/$net.pt,seconds=$seconds,threads=1,name=$net-${seconds}s")
+done
+players+=('gtp:"/usr/games/gtp-rhino -l 5 -r 0 -b 0",processes=1,timeout=1800,name=grhino-5')
+uptime > "$out/uptime-start.txt"
+for k in 0 1; do
+  python -m alphazero.arena ladder --gauntlet 4 --pairs "$pairs" --seed 0 --concurrency 1 --shard "$k/2" \
+      --games-log "$out/games.jsonl" --results "$out/results-shard$k.jsonl" "${players[@]}" \
+      > "$out/shard$k.md" 2> "$out/shard$k.log" &
+done
+wait
+uptime > "$out/uptime-end.txt"
+# The whole table from both shards' games (already played, so nothing is searched again).
+python -m alphazero.arena ladder --gauntlet 4 --pairs "$pairs" --seed 0 --games-log "$out/games.jsonl" \
+    --out "$out/table.md" "${players[@]}" > /dev/null 2> "$out/table.log"
+cat "$out/table.md"

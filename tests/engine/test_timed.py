@@ -1,0 +1,134 @@
+"""The time-budget search loop (alphazero.engine.timed) and the arena's `seconds=` players on it.
+
+The loop is driven by a fake clock that a fake search advances, so the budget logic is pinned
+exactly, with no dependence on this machine's speed."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from alphazero.arena.players import MCTSPlayer, make_player
+from alphazero.engine.timed import check_limits, chunked_config, search_within
+from alphazero.mcts.config import MCTSConfig
+from alphazero.mcts.evaluator import UniformEvaluator
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import GameState
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+class FakeSearch:
+    """Each call 'takes' the next duration in `durations` (seconds) on `clock`."""
+
+    def __init__(self, clock, durations, chunk=32):
+        self.clock = clock
+        self.durations = list(durations)
+        self.config = SimpleNamespace(simulations=chunk)
+        self.budgets = []
+
+    def search(self, positions, plies, add_noise, simulations):
+        assert positions.shape == (1, 2) and plies.shape == (1,) and add_noise is False
+        self.budgets.append(simulations)
+        self.clock.now += self.durations[len(self.budgets) - 1]
+        return SimpleNamespace(action=np.array([19]))
+
+
+START = GameState.start().as_array()
+
+
+def test_stops_before_a_chunk_that_would_overrun_the_budget():
+    clock = FakeClock()
+    search = FakeSearch(clock, [0.1] * 100)
+    _, done = search_within(search, START, 0, None, 0.35, clock=clock)
+    # After 3 chunks (0.3 s) a fourth would end at 0.4 > 0.35: it is not started.
+    assert search.budgets == [32, 32, 32] and done == 96
+    assert clock.now <= 0.35
+
+
+def test_the_budget_is_never_exceeded_when_chunks_take_equal_time():
+    for seconds in (0.05, 0.2, 0.3, 1.0, 2.5):
+        clock = FakeClock()
+        search = FakeSearch(clock, [0.05] * 1000)
+        search_within(search, START, 0, None, seconds, clock=clock)
+        assert clock.now <= seconds + 1e-9
+        assert clock.now > seconds - 0.05 - 1e-9  # and it used the time it had, up to one chunk
+
+
+def test_at_least_one_chunk_runs_even_when_it_takes_longer_than_the_budget():
+    clock = FakeClock()
+    search = FakeSearch(clock, [1.0, 1.0])
+    _, done = search_within(search, START, 0, None, 0.1, clock=clock)
+    assert done == 32 and len(search.budgets) == 1
+
+
+def test_simulations_cap_a_timed_search_exactly():
+    clock = FakeClock()
+    search = FakeSearch(clock, [0.001] * 100)
+    _, done = search_within(search, START, 0, 70, 10.0, clock=clock)
+    assert search.budgets == [32, 32, 6] and done == 70
+
+
+def test_should_stop_ends_the_search_between_chunks():
+    clock = FakeClock()
+    search = FakeSearch(clock, [0.01] * 100)
+    answers = iter([False, True])
+    _, done = search_within(search, START, 0, None, None, should_stop=lambda: next(answers), clock=clock)
+    assert done == 64
+
+
+@pytest.mark.parametrize("simulations,seconds", [(None, None), (0, None), (None, 0), (None, -1.0), (None, float("inf")),
+                                                 (None, float("nan")), (True, None), (None, True), (2.5, None)])
+def test_bad_limits_are_refused(simulations, seconds):
+    with pytest.raises(ValueError):
+        check_limits(simulations, seconds)
+
+
+def test_chunked_config_grows_one_tree_without_noise():
+    config = chunked_config(MCTSConfig(simulations=400, leaves_per_step=64), 32, 65_536)
+    assert config.simulations == 32 and config.tree_reuse and config.temperature == 0.0
+    assert config.noise_fraction == 0.0 and config.leaves_per_step == 32
+    assert 32 + 1 + config.reuse_capacity * 32 >= 65_536 - 1
+
+
+def test_arena_player_by_time_searches_each_position_alone_within_its_budget():
+    player = MCTSPlayer(UniformEvaluator(), simulations=None, seconds=0.05)
+    start = GameState.start()
+    states = [start, start.play(start.legal_actions()[0])]
+    moves = player.select_moves(states)
+    assert all(move in state.legal_actions() for move, state in zip(moves, states))
+    assert player.name == "mcts(seconds=0.05)"
+
+
+def test_arena_player_by_time_passes_when_forced():
+    player = MCTSPlayer(UniformEvaluator(), simulations=None, seconds=0.01)
+    forced = [state for state in _random_states(3000) if state.must_pass() and not state.is_over()]
+    assert forced, "random games of this seed reach forced passes"
+    assert player.select_moves(forced[:2]) == [PASS] * len(forced[:2])
+
+
+def _random_states(count):
+    rng = np.random.default_rng(7)
+    states = []
+    for _ in range(count // 60 + 1):
+        state = GameState.start()
+        while not state.is_over():
+            states.append(state)
+            actions = state.legal_actions()
+            state = state.play(actions[rng.integers(len(actions))])
+    return states
+
+
+def test_spec_seconds_means_by_time_alone_unless_simulations_cap_it():
+    assert make_player("mcts:evaluator=uniform,seconds=0.5").simulations is None
+    capped = make_player("mcts:evaluator=uniform,seconds=0.5,simulations=64")
+    assert capped.simulations == 64 and capped.seconds == 0.5
+    assert make_player("mcts:evaluator=uniform").simulations == 100
+    with pytest.raises(ValueError, match="seconds per move"):
+        make_player("mcts:evaluator=uniform,seconds=0")
