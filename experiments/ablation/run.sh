@@ -12,7 +12,8 @@
 # Resumable: a killed run resumes (run.max_minutes is the run's total time across resumes) and an
 # evaluation already written is not played again. Give each run the machine alone: the budget is
 # wall-clock minutes, so anything else running on the cores makes that run weaker.
-# ABLATION_RUNS (default /work/runs/ablation) holds the run directories, outside the repository.
+# ABLATION_RUNS (default /work/runs/ablation) holds the run directories, outside the repository;
+# ABLATION_OUT (default experiments/ablation) what each run leaves in the repository.
 #
 # BASELINE pins the `cpu` preset as it was when the ablation ran (PUCT root, 64 simulations, no
 # playout cap): the preset has since taken the Gumbel root, and a run resumed or rerun now
@@ -35,7 +36,7 @@ mkdir -p "$RUNS"
 for name in "$@"; do
   if [ -z "${SWITCHES[$name]+set}" ]; then echo "unknown ablation run '$name' (known: ${!SWITCHES[*]})"; exit 2; fi
   run=$RUNS/$name
-  out=experiments/ablation/$name
+  out=${ABLATION_OUT:-experiments/ablation}/$name
   resume=false; [ -f "$run/config.yaml" ] && resume=true
   echo "== $name $(date -u +%FT%TZ) resume=$resume switches: ${SWITCHES[$name]}"
   python -m alphazero.train experiment=cpu $BASELINE ${SWITCHES[$name]} run.dir="$run" run.resume=$resume \

@@ -1,6 +1,10 @@
 """The ablation table for docs/benchmarks.md, from what experiments/ablation/run.sh left in experiments/ablation/.
 
-    python experiments/ablation/table.py [NAME ...]
+    python experiments/ablation/table.py [NAME|DIRECTORY ...]
+
+A NAME is a run in experiments/ablation/; a DIRECTORY (a path with a slash) is a run left anywhere
+else by the same script (ABLATION_OUT, e.g. experiments/aux-targets/aux). Opponents a run was not
+evaluated against show "-".
 
 One row per run: its switches, its self-play games, positions and training steps (the run log's
 last iteration line) and, against each opponent, the score (wins-draws-losses) and the Elo
@@ -14,7 +18,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RUNS = ("current", "playoutcap", "qblend", "reusedrop", "gumbel", "forced", "best")
-OPPONENTS = ("alphabeta-2", "grhino-1", "grhino-2")
+OPPONENTS = ("alphabeta-2", "grhino-1", "grhino-2", "grhino-3", "grhino-4")
 
 
 def cell(path: Path) -> str:
@@ -38,13 +42,13 @@ def main(names: list[str]) -> None:
     print("| run | switches | games | positions | steps | " + " | ".join(f"vs {o}" for o in OPPONENTS) + " |")
     print("|---|---|---:|---:|---:|" + "---|" * len(OPPONENTS))
     for name in names or RUNS:
-        run = HERE / name
+        run = Path(name) if "/" in name else HERE / name
         if not (run / "final.pt").is_file():
             continue
         switches = (run / "switches.txt").read_text().strip() if (run / "switches.txt").is_file() else ""
         counters = last_iteration(run / "log.txt")
         cells = [cell(run / f"eval-{o}.json") for o in OPPONENTS]
-        print(f"| {name} | {'`' + switches + '`' if switches else '-'} | {counters.get('games', '?')} | "
+        print(f"| {run.name} | {'`' + switches + '`' if switches else '-'} | {counters.get('games', '?')} | "
               f"{counters.get('positions', '?')} | {counters.get('steps', '?')} | " + " | ".join(cells) + " |")
 
 
