@@ -343,7 +343,8 @@ class TrainingRun:
             batch = self.replay.sample(cfg.batch_size, self.rng, augment=cfg.augment)
             # All rows with policy targets (playout cap off): the unmasked loss, as before the mask existed.
             policy_mask = None if batch.policy_mask is None or batch.policy_mask.all() else batch.policy_mask
-            losses = self.trainer.step(batch.positions, batch.policies, batch.values, policy_mask)
+            losses = self.trainer.step(batch.positions, batch.policies, batch.values, policy_mask,
+                                       final_boards=batch.final_boards, aux_mask=batch.aux_mask)
             self.state.step += 1
             self.state.samples_trained += cfg.batch_size
             taken += 1
@@ -655,7 +656,7 @@ class TrainingRun:
             m.scalar("speed/train_samples_per_second", steps * self.cfg.train.batch_size / max(train_seconds, 1e-9), s.step)
         m.flush()
         losses = m.take_report_losses()
-        loss_text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f})" if losses else "loss -"
+        loss_text = _loss_text(losses)
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
         left = self._time_left()
@@ -694,6 +695,19 @@ def _efficiency_gauge(cfg: Config, net, run_dir: Path) -> EfficiencyGauge:
         return copy.eval()
 
     return EfficiencyGauge(snapshot, device, threads, copies, precision=cfg.selfplay.precision, precision_cache=run_cache_file(run_dir))
+
+
+def _loss_text(losses: dict | None) -> str:
+    """'loss 2.345 (pi 1.812 v 0.533)' for the status line, with the auxiliary terms where the
+    network has those heads: ' score 3.912 (err 14.2) own 0.652'."""
+    if not losses:
+        return "loss -"
+    text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f}"
+    if "score" in losses:
+        text += f" score {losses['score']:.3f} (err {losses['score_error']:.1f})"
+    if "ownership" in losses:
+        text += f" own {losses['ownership']:.3f}"
+    return text + ")"
 
 
 def _pipeline_text(pipeline: dict) -> str:
