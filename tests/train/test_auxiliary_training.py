@@ -126,3 +126,21 @@ def test_the_config_fails_before_anything_starts_naming_the_key():
     cfg = to_typed(_compose(["experiment=smoke", "model.score_head=true", "model.ownership_head=true",
                              "train.score_weight=0.1", "train.ownership_weight=0.5"]))
     assert cfg.model.score_head and cfg.model.ownership_head and cfg.train.score_weight == 0.1
+
+
+def test_resuming_a_run_with_the_heads_switched_is_refused_naming_the_keys(tmp_path):
+    """A run's network keeps its heads: a resume that adds or removes one stops before anything
+    starts (the optimizer state and the checkpoint hold the run's parameters, no others)."""
+    from alphazero.nn.checkpoint import save_checkpoint
+    from alphazero.train.schema import to_yaml
+    from alphazero.train.startup import StartRefused, check_command_line
+
+    with_heads = ["model.score_head=true", "model.ownership_head=true", "train.score_weight=0.1", "train.ownership_weight=0.5"]
+    run = tmp_path / "run"
+    (run / "checkpoints").mkdir(parents=True)
+    cfg = to_typed(_compose(["experiment=smoke", f"run.dir={run}", *with_heads]))
+    (run / "config.yaml").write_text(to_yaml(cfg))
+    save_checkpoint(run / "checkpoints" / "latest.pt", build_network(cfg.model), extra={"step": 10})
+    check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true", *with_heads], CONF_DIR)  # same heads: fine
+    with pytest.raises(StartRefused, match=r"model\.score_head: saved True vs config False; model\.ownership_head: saved True vs config False"):
+        check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true"], CONF_DIR)
