@@ -167,9 +167,10 @@ class TrainingRun:
             self.net = build_network(cfg.model)
             if cfg.train.init_from:
                 source = load_checkpoint(cfg.train.init_from)
-                self._check_same_model(source.model_config, where=cfg.train.init_from)
-                self.net.load_state_dict(source.state_dict)
-                log.info("network initialised from %s", cfg.train.init_from)
+                self._check_same_model(without_auxiliary_heads(source.model_config), where=cfg.train.init_from,
+                                       wanted=without_auxiliary_heads(cfg.model))
+                note = initialise_from(self.net, source)
+                log.info("network initialised from %s%s", cfg.train.init_from, note)
             self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))
             if cfg.run.resume:
                 log.info("no latest.pt in %s: starting training from the best network", self.run_dir)
@@ -218,13 +219,14 @@ class TrainingRun:
         lines.append(f"- arena, eval: precision={arena}" + (", decided at their first match (see precision.json)" if arena == "auto" else ""))
         self.metrics.text("precision", "\n".join(lines), self.state.step)
 
-    def _check_same_model(self, saved, where: str = "") -> None:
-        if saved != self.cfg.model:
+    def _check_same_model(self, saved, where: str = "", wanted=None) -> None:
+        wanted = self.cfg.model if wanted is None else wanted
+        if saved != wanted:
             where = where or str(self.run_dir / "checkpoints/latest.pt")
             diffs = [
-                f"{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(self.cfg.model, f.name)!r}"
+                f"{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(wanted, f.name)!r}"
                 for f in dataclasses.fields(saved)
-                if getattr(saved, f.name) != getattr(self.cfg.model, f.name)
+                if getattr(saved, f.name) != getattr(wanted, f.name)
             ]
             raise ValueError(f"the network in {where} does not match the model config ({'; '.join(diffs)}); use the same model preset/overrides")
 
@@ -681,6 +683,34 @@ class TrainingRun:
         if run.max_iterations and self.state.iteration > iteration0:
             estimates.append((run.max_iterations - self.state.iteration) * spent / (self.state.iteration - iteration0))
         return _duration(max(0.0, min(estimates))) if estimates else None
+
+
+_HEAD_PARAMETERS = {"score": "score_fc.", "ownership": "ownership_conv."}
+
+
+def without_auxiliary_heads(model):
+    """The model config without its auxiliary heads: what `train.init_from` must match (a run may
+    add heads to a network trained without them, or leave its heads out)."""
+    return dataclasses.replace(model, score_head=False, ownership_head=False)
+
+
+def initialise_from(net, source) -> str:
+    """Load a checkpoint's weights into `net`, whose auxiliary heads may differ from the
+    checkpoint's: a head the checkpoint lacks keeps its fresh initialisation, a head the network
+    lacks is left out. Returns a note for the log ('' when the heads agree)."""
+    from alphazero.nn.checkpoint import load_weights
+
+    own = net.state_dict()
+    state = {name: tensor for name, tensor in source.state_dict.items()
+             if name in own or not name.startswith(tuple(_HEAD_PARAMETERS.values()))}
+    fresh = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in own if name.startswith(prefix) and name not in state})
+    dropped = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in source.state_dict if name.startswith(prefix) and name not in own})
+    heads = tuple(_HEAD_PARAMETERS.values())
+    load_weights(net, {**{name: own[name] for name in own if name not in state and name.startswith(heads)}, **state},
+                 source="train.init_from")
+    notes = ([f"the {' and '.join(fresh)} head(s) start untrained (not in the checkpoint)"] if fresh else []) + \
+            ([f"its {' and '.join(dropped)} head(s) left out (model.*_head=false)"] if dropped else [])
+    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def _efficiency_gauge(cfg: Config, net, run_dir: Path) -> EfficiencyGauge:

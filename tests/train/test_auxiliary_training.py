@@ -144,3 +144,33 @@ def test_resuming_a_run_with_the_heads_switched_is_refused_naming_the_keys(tmp_p
     check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true", *with_heads], CONF_DIR)  # same heads: fine
     with pytest.raises(StartRefused, match=r"model\.score_head: saved True vs config False; model\.ownership_head: saved True vs config False"):
         check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true"], CONF_DIR)
+
+
+def test_init_from_a_network_without_heads_adds_untrained_heads_and_keeps_the_rest(tmp_path):
+    """A run with heads may start from a network trained without them (train.init_from, e.g. a
+    shipped warm start): the tower, policy and value come from the checkpoint, the heads are fresh;
+    and the other way round the checkpoint's heads are left out. Anything else must match."""
+    from alphazero.nn.checkpoint import load_checkpoint, save_checkpoint
+    from alphazero.train.loop import initialise_from
+    from alphazero.train.startup import StartRefused, check_command_line
+
+    plain = build_network(model_preset("tiny"))
+    save_checkpoint(tmp_path / "plain.pt", plain)
+    torch.manual_seed(5)
+    net = build_network(HEADS)
+    fresh_heads = {name: tensor.clone() for name, tensor in net.state_dict().items() if name.startswith(("score_fc", "ownership_conv"))}
+    note = initialise_from(net, load_checkpoint(tmp_path / "plain.pt"))
+    assert "ownership and score head(s) start untrained" in note
+    for name, tensor in net.state_dict().items():
+        expected = fresh_heads[name] if name in fresh_heads else plain.state_dict()[name]
+        assert torch.equal(tensor, expected), name
+    save_checkpoint(tmp_path / "heads.pt", net)
+    back = build_network(model_preset("tiny"))
+    assert "left out" in initialise_from(back, load_checkpoint(tmp_path / "heads.pt"))
+    assert all(torch.equal(tensor, plain.state_dict()[name]) for name, tensor in back.state_dict().items())
+
+    with_heads = ["model.score_head=true", "model.ownership_head=true", "train.score_weight=0.1", "train.ownership_weight=0.5"]
+    check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'a'}", f"train.init_from={tmp_path / 'plain.pt'}", *with_heads], CONF_DIR)
+    with pytest.raises(StartRefused, match=r"model\.channels: saved 16 vs config 48"):
+        check_command_line(["experiment=smoke", "model=small", f"run.dir={tmp_path / 'b'}", f"train.init_from={tmp_path / 'plain.pt'}",
+                            *with_heads], CONF_DIR)
