@@ -101,3 +101,27 @@ def auxiliary_losses(score_logits, ownership_logits, target_bins, target_ownersh
     if ownership_logits is not None:
         terms["ownership"] = ownership_loss(ownership_logits, target_ownership)
     return terms
+
+
+def auxiliary_targets(final_boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(score class int64[n], ownership int8[n, 64]) of final boards uint64[n, 2] given from the
+    side to move's view (its discs, then the opponent's), already under the position's symmetry."""
+    final_boards = np.asarray(final_boards, dtype=np.uint64)
+    player, opponent = final_boards[:, 0], final_boards[:, 1]
+    return score_bins(final_margins(player, opponent)), ownership_targets(player, opponent)
+
+
+def auxiliary_row_losses(score_logits, ownership_logits, target_bins, target_ownership) -> dict:
+    """Per-row terms of `auxiliary_losses` (float32[n] each: score cross-entropy, score absolute
+    error in discs, ownership cross-entropy averaged over the squares), for a caller that masks
+    rows (a row whose final board is not the end of its game has no target). Heads that are None
+    contribute no entry."""
+    terms = {}
+    if score_logits is not None:
+        terms["score"] = F.cross_entropy(score_logits.float(), target_bins, reduction="none")
+        with torch.no_grad():
+            terms["score_error"] = (expected_score(score_logits) - bin_scores().to(score_logits.device)[target_bins]).abs()
+    if ownership_logits is not None:
+        target = (1.0 + target_ownership.float()) * 0.5
+        terms["ownership"] = F.binary_cross_entropy_with_logits(ownership_logits.float(), target, reduction="none").mean(dim=1)
+    return terms

@@ -129,13 +129,19 @@ class Batch:
     in {-1, 0, 1} (or the position's exact result), blended with the root search value when
     the buffer's `value_target_q_weight` > 0; symmetries: int64[n], the symmetry applied to each
     sample (0 = none); policy_mask: bool[n], False where the policy is no training target (the
-    trainer skips its policy loss; None = every row has one)."""
+    trainer skips its policy loss; None = every row has one); final_boards: uint64[n, 2], the
+    game's final board from the side to move's view (its discs, then the opponent's), under the
+    same symmetry as the position: the auxiliary score and ownership targets
+    (alphazero.nn.auxiliary); aux_mask: bool[n], False where the final board is not the true end
+    of the game (no auxiliary target; None = every row has one)."""
 
     positions: np.ndarray
     policies: np.ndarray
     values: np.ndarray
     symmetries: np.ndarray
     policy_mask: np.ndarray | None = None
+    final_boards: np.ndarray | None = None
+    aux_mask: np.ndarray | None = None
 
 
 @dataclass
@@ -161,6 +167,10 @@ _COLUMNS = {
     "q_values": (np.float16, ()),
     # False where the row's policy is no training target (playout cap randomisation).
     "policy_mask": (np.bool_, ()),
+    # The game's final board from the side to move's view (the auxiliary score and ownership
+    # targets; 16 bytes a row), and whether it is the true end of the game (ShardData.position_final_boards).
+    "final_boards": (np.uint64, (2,)),
+    "aux_mask": (np.bool_, ()),
 }
 
 
@@ -168,8 +178,10 @@ def _shard_columns(data: ShardData) -> dict[str, np.ndarray]:
     """The buffer's columns of every position of a shard."""
     q = data.position_root_values()
     q = np.where(data.exact_mask | np.isnan(q), data.outcomes.astype(np.float32), q)
+    final_boards, complete = data.position_final_boards()
     return {"positions": data.positions, "policies": data.policies, "outcomes": data.outcomes,
-            "q_values": q.astype(np.float16), "policy_mask": data.policy_mask}
+            "q_values": q.astype(np.float16), "policy_mask": data.policy_mask,
+            "final_boards": final_boards, "aux_mask": complete}
 
 
 class _Rows:
@@ -442,7 +454,7 @@ class ReplayBuffer:
     def sample(self, batch_size: int, rng: np.random.Generator, augment: bool = True) -> Batch:
         """`batch_size` positions drawn uniformly (with replacement) from the window; with
         `augment`, each gets one of the 8 board symmetries at random, applied to the position
-        and its policy alike."""
+        and its policy alike, and to the final board (the auxiliary targets)."""
         if not self.ready:
             raise ValueError(
                 f"replay window in {self.directory} holds {self.window_size} positions, fewer than "
@@ -450,6 +462,7 @@ class ReplayBuffer:
             )
         rows = rng.integers(self._rows.begin - self._rows.base, self._rows.end - self._rows.base, size=batch_size)
         positions = self._rows.positions[rows]
+        final_boards = self._rows.columns["final_boards"][rows]
         policies = self._rows.policies[rows].astype(np.float32)
         policies /= np.maximum(policies.sum(axis=1, keepdims=True), np.float32(1e-12))
         values = self._rows.outcomes[rows].astype(np.float32)
@@ -459,12 +472,15 @@ class ReplayBuffer:
         if augment:
             symmetries = rng.integers(0, NUM_SYMMETRIES, size=batch_size)
             positions = transform_positions(positions, symmetries)
+            final_boards = transform_positions(final_boards, symmetries)
             # out[s(a)] = in[a], i.e. out[b] = in[s^-1(b)]: a gather, so one vectorised call.
             policies = np.take_along_axis(policies, ACTION_MAP[INVERSE[symmetries]], axis=1)
         else:
             symmetries = np.zeros(batch_size, dtype=np.int64)
         policy_mask = self._rows.columns["policy_mask"][rows]
-        return Batch(positions=positions, policies=policies, values=values, symmetries=symmetries, policy_mask=policy_mask)
+        aux_mask = self._rows.columns["aux_mask"][rows]
+        return Batch(positions=positions, policies=policies, values=values, symmetries=symmetries, policy_mask=policy_mask,
+                     final_boards=final_boards, aux_mask=aux_mask)
 
     # ------------------------------------------------------------------ pruning
 

@@ -49,6 +49,14 @@ next position from the other side. Every pass in a GameRecord is forced (a pass 
 no square is), so "skip the plies whose action is PASS" is exactly "skip forced passes".
 Positions are derived from the record by replaying its actions in a numba kernel that also checks
 every move is legal, so a shard never holds a position the rules cannot reach.
+
+The auxiliary (score, ownership) targets need each position's final board; it is derived the same
+way, by replaying the game to its last action (`ShardData.position_final_boards`), so no array
+holds it and shards written before the targets existed yield them too. A game whose last position
+is not the end of the game, or whose end disagrees with its `black_margin`, has no such target
+(its rows are masked out): self-play only writes games played to the end (no resignation, no
+adjudication; games in play when a run stops are continued, not written; the endgame solver's
+exact values leave the game to be played out), so the mask guards against records from elsewhere.
 """
 
 from __future__ import annotations
@@ -65,7 +73,7 @@ from numba import njit
 
 from alphazero.atomic import write_atomic
 from alphazero.fault_hooks import fault_point
-from alphazero.othello.bitboard import NUM_ACTIONS, PASS, is_legal, make_move
+from alphazero.othello.bitboard import NUM_ACTIONS, PASS, final_margin, is_game_over, is_legal, make_move
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
 
@@ -145,6 +153,17 @@ class ShardData:
         values = self.root_values.astype(np.float32)
         values[np.repeat(~self.has_root_values, np.diff(self.action_offsets))] = np.nan
         return values[~is_pass]
+
+    def position_final_boards(self) -> tuple[np.ndarray, np.ndarray]:
+        """(final uint64[P, 2], complete bool[P]): each training position's final board from the
+        side to move's view (the final discs of the colour to move, then the other colour's), and
+        whether it is the true end of the game (game over, margin equal to `black_margin`); rows
+        where it is not carry no auxiliary target. Derived by replaying the games (one numba
+        pass), so every shard has it whatever its age."""
+        start_player = np.where(self.start_black_to_move, self.start_black, self.start_white)
+        start_opponent = np.where(self.start_black_to_move, self.start_white, self.start_black)
+        return _final_boards(start_player, start_opponent, self.start_black_to_move, self.actions, self.action_offsets,
+                             self.black_margin, self.num_positions)
 
     @property
     def num_games(self) -> int:
@@ -241,6 +260,44 @@ def _replay_games(start_player, start_opponent, actions, action_offsets, num_pos
                 row += 1
             player, opponent = make_move(player, opponent, action)
     return positions, ply, -1, -1
+
+
+@njit(cache=True)
+def _final_boards(start_player, start_opponent, start_black_to_move, actions, action_offsets, black_margin, num_positions):
+    """Each training position's final board, from the side to move's view in that position.
+
+    Replays every game to its last action. Returns final uint64[P, 2] (the discs at the end of
+    the game of the colour to move in the position, then the other colour's) and complete
+    bool[P]: True where the game's last position is game over and its margin (empties to the
+    winner) equals the game's `black_margin`, i.e. the final board is the true end of the game."""
+    final = np.zeros((num_positions, 2), dtype=np.uint64)
+    complete = np.zeros(num_positions, dtype=np.bool_)
+    row = 0
+    for game in range(len(start_player)):
+        player = start_player[game]
+        opponent = start_opponent[game]
+        first = action_offsets[game]
+        last = action_offsets[game + 1]
+        for t in range(first, last):
+            player, opponent = make_move(player, opponent, np.int64(actions[t]))
+        # After (last - first) plies the side to move is the starting side when that count is even.
+        end_mover_is_start = (last - first) % 2 == 0
+        end_mover_is_black = start_black_to_move[game] == end_mover_is_start
+        margin = final_margin(player, opponent)
+        black = margin if end_mover_is_black else -margin
+        ok = is_game_over(player, opponent) and black == black_margin[game]
+        for t in range(first, last):
+            if actions[t] == PASS:
+                continue
+            if (last - t) % 2 == 0:  # the position's mover is the one to move at the end
+                final[row, 0] = player
+                final[row, 1] = opponent
+            else:
+                final[row, 0] = opponent
+                final[row, 1] = player
+            complete[row] = ok
+            row += 1
+    return final, complete
 
 
 def _non_pass_plies_before(is_pass: np.ndarray) -> np.ndarray:

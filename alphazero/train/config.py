@@ -22,6 +22,31 @@ def _require_enough_openings(group: str, pairs: int, plies: int, what: str = "")
         )
 
 
+# The auxiliary loss weights recommended with the heads on (experiments/ablation/run.sh's `aux`
+# row; TrainConfig.score_weight says why these values).
+RECOMMENDED_SCORE_WEIGHT = 0.1
+RECOMMENDED_OWNERSHIP_WEIGHT = 0.5
+
+
+def check_auxiliary_weights(score_head: bool, ownership_head: bool, score_weight: float, ownership_weight: float,
+                            prefix: str = "train") -> None:
+    """A head is trained exactly when its loss weight is positive: a weight without its head would
+    train nothing, and a head without weight would stay random in every checkpoint. One message
+    naming the key to change (`prefix` is the config group: train or pretrain)."""
+    for head, weight, name, recommended in (
+        (score_head, score_weight, "score", RECOMMENDED_SCORE_WEIGHT),
+        (ownership_head, ownership_weight, "ownership", RECOMMENDED_OWNERSHIP_WEIGHT),
+    ):
+        if weight < 0:
+            raise ValueError(f"{prefix}.{name}_weight must be >= 0, got {weight}")
+        if weight > 0 and not head:
+            raise ValueError(f"{prefix}.{name}_weight={weight:g} but the network has no {name} head: set "
+                             f"model.{name}_head=true, or {prefix}.{name}_weight=0")
+        if head and weight == 0:
+            raise ValueError(f"model.{name}_head=true but {prefix}.{name}_weight=0 would leave the head untrained: set "
+                             f"{prefix}.{name}_weight (e.g. {recommended:g}), or model.{name}_head=false")
+
+
 @dataclass
 class TrainConfig:
     device: str = "auto"  # auto = CUDA when available, else CPU
@@ -48,6 +73,20 @@ class TrainConfig:
     keep_old_shards: bool = False
     min_positions: int = 2000  # no training before the buffer holds this many positions
     value_loss_weight: float = 1.0
+    # KataGo's auxiliary targets (alphazero.nn.auxiliary): weights of the score cross-entropy and
+    # the ownership cross-entropy in the loss. 0 = off, and must be 0 without the head (and > 0
+    # with it: model.score_head / model.ownership_head). With the heads we use score 0.1,
+    # ownership 0.5 (RECOMMENDED_*; the `aux` ablation row). Why: the terms should shape the tower
+    # without outweighing the policy CE (~1.5-2) and value MSE (~0.6) they are there to help.
+    # The score CE starts at ~4.2 (log 65) and falls slowly (a final margin is hard to call
+    # early), so 0.1 makes it ~0.4 at most, a fifth of the policy term; KataGo's score-belief weight
+    # (0.02 on pdf and cdf each over ~800 bins) is smaller still, but there the score also
+    # enters a mean/stdev loss and the utility. KataGo's ownership weight is 1.5 / (board area)
+    # on a per-square sum, i.e. 1.5 on our per-square mean, equal to its value weight; Othello's
+    # squares change hands far more than Go's stones, so ownership is mostly noise until late in
+    # the game: half of our value weight, 0.5 (~0.35 at the start's 0.69).
+    score_weight: float = 0.0
+    ownership_weight: float = 0.0
     # Value target = (1 - w) * z + w * q: z the game's result, q the root search value of the
     # position, both from the side to move's view (exact endgame results win over both). 0 = z only.
     value_target_q_weight: float = 0.0
@@ -88,6 +127,8 @@ class TrainConfig:
         require(self.grad_clip >= 0, "train.grad_clip", self.grad_clip, ">= 0")
         require(0 <= self.value_target_q_weight <= 1, "train.value_target_q_weight", self.value_target_q_weight, "in [0, 1]")
         require(self.value_loss_weight >= 0, "train.value_loss_weight", self.value_loss_weight, ">= 0")
+        require(self.score_weight >= 0, "train.score_weight", self.score_weight, ">= 0")
+        require(self.ownership_weight >= 0, "train.ownership_weight", self.ownership_weight, ">= 0")
         require(self.checkpoint_every_steps >= 1, "train.checkpoint_every_steps", self.checkpoint_every_steps, ">= 1")
 
 

@@ -16,7 +16,8 @@ batch rather than letting every rank sample the shards itself:
   - the other ranks need neither the replay directory (no shared file system) nor its timing: no
     window that differs by a shard written between two ranks' scans, no shard pruned under a
     reader, no second copy of a window of millions of positions in memory per rank;
-  - it is cheap: 284 bytes a row (position, policy, value, policy mask), 73 KB a step at batch 256, over local
+  - it is cheap: 304 bytes a row (position, policy, value, policy mask, final board and its mask
+    for the auxiliary targets), 78 KB a step at batch 256, over local
     sockets, against a forward/backward of milliseconds. Each rank encodes its own rows (planes,
     legal masks), which is the CPU-heavy part.
 
@@ -32,7 +33,9 @@ hour in self-play, gating or evaluation while the others wait for the next step.
   start  one pickled object {config, network state, optimizer + scheduler state} (None: no run)
   step   one uint8 message: int64 header (op, rows), positions (uint64 [rows, 2]),
          policies (float32 [rows, 65]), values (float32 [rows]), policy mask (float32 [rows]: 0
-         where the policy is no target, playout cap randomisation's small searches)
+         where the policy is no target, playout cap randomisation's small searches), final
+         boards (uint64 [rows, 2]: the auxiliary targets, zeros without them), auxiliary mask
+         (float32 [rows]: 0 where the final board is no target)
   stop   the same message with op STOP, sent by rank 0 after its final save
 """
 
@@ -61,7 +64,7 @@ from alphazero.train.trainer import Trainer
 CONTROL_TIMEOUT = datetime.timedelta(days=7)  # gloo keeps it in int32 milliseconds: < 24.8 days
 _STEP, _STOP = 1, 2
 _HEADER_BYTES = 16  # int64 op, int64 rows
-_ROW_BYTES = 2 * 8 + NUM_ACTIONS * 4 + 4 + 4  # positions, policy, value, policy mask
+_ROW_BYTES = 2 * 8 + NUM_ACTIONS * 4 + 4 + 4 + 2 * 8 + 4  # positions, policy, value, policy mask, final boards, aux mask
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,7 @@ class DistributedTrainer(Trainer):
         self.steps = 0
         self.stopped = False
         self._global_policy_rows = None
+        self._global_auxiliary_rows = None
 
     @staticmethod
     def _memory_format(cfg: TrainConfig, device: torch.device) -> torch.memory_format:
@@ -234,13 +238,19 @@ class DistributedTrainer(Trainer):
         return torch.contiguous_format
 
     def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
-             policy_mask: np.ndarray | None = None) -> dict:
+             policy_mask: np.ndarray | None = None, final_boards: np.ndarray | None = None,
+             aux_mask: np.ndarray | None = None) -> dict:
         """Rank 0: one step on the global batch (sent to every process first)."""
         if self.rank != 0:
             raise RuntimeError("only rank 0 hands out batches; the other ranks call serve()")
+        if self.auxiliary and final_boards is None:
+            raise ValueError("the network has auxiliary heads (model.score_head / model.ownership_head) but the batch "
+                             "has no final boards to train them on")
         mask = np.ones(len(positions), np.float32) if policy_mask is None else np.asarray(policy_mask, np.float32)
-        self._send(_STEP, positions, target_policies, target_values, mask)
-        return self._step_share(positions, target_policies, target_values, mask)
+        finals = np.zeros((len(positions), 2), np.uint64) if final_boards is None else np.asarray(final_boards, np.uint64)
+        aux = np.ones(len(positions), np.float32) if aux_mask is None else np.asarray(aux_mask, np.float32)
+        self._send(_STEP, positions, target_policies, target_values, mask, finals, aux)
+        return self._step_share(positions, target_policies, target_values, mask, finals, aux)
 
     def serve(self) -> int:
         """Ranks 1..N-1: train on each batch rank 0 sends until it sends stop; returns the steps."""
@@ -260,19 +270,21 @@ class DistributedTrainer(Trainer):
             self.stopped = True
             self._send(_STOP)
 
-    def _step_share(self, positions, policies, values, mask) -> dict:
+    def _step_share(self, positions, policies, values, mask, final_boards, aux_mask) -> dict:
         rows = len(positions)
         check_batch_size(rows, self.world_size)
         share = rows // self.world_size
         mine = slice(self.rank * share, (self.rank + 1) * share)
+        finals, aux = (final_boards[mine], aux_mask[mine] > 0) if self.auxiliary else (None, None)
+        # A share's masked losses are averaged over the rows with a target in the whole batch
+        # (per process), so the mean over the processes is the loss of one process.
+        self._global_auxiliary_rows = max(float(aux_mask.sum()), 1.0) / self.world_size
         if mask.all():
             self._global_policy_rows = None
-            out = super().step(positions[mine], policies[mine], values[mine])
+            out = super().step(positions[mine], policies[mine], values[mine], None, finals, aux)
         else:
-            # A share's masked policy loss is averaged over the policy rows of the whole batch
-            # (per process), so the mean over the processes is the loss of one process.
             self._global_policy_rows = max(float(mask.sum()), 1.0) / self.world_size
-            out = super().step(positions[mine], policies[mine], values[mine], mask[mine] > 0)
+            out = super().step(positions[mine], policies[mine], values[mine], mask[mine] > 0, finals, aux)
         self.steps += 1
         return out
 
@@ -280,6 +292,11 @@ class DistributedTrainer(Trainer):
         if self._global_policy_rows is None:
             return super()._policy_rows(weight)
         return weight.new_tensor(self._global_policy_rows)
+
+    def _auxiliary_rows(self, weight: torch.Tensor) -> torch.Tensor:
+        if self._global_auxiliary_rows is None:
+            return super()._auxiliary_rows(weight)
+        return weight.new_tensor(self._global_auxiliary_rows)
 
     def _report_terms(self, terms: dict) -> dict:
         names = list(terms)
@@ -289,14 +306,14 @@ class DistributedTrainer(Trainer):
 
     # The control messages -------------------------------------------------------------------
 
-    def _send(self, op: int, positions=None, policies=None, values=None, mask=None) -> None:
+    def _send(self, op: int, positions=None, policies=None, values=None, mask=None, final_boards=None, aux_mask=None) -> None:
         buffer = self.message.numpy()
         rows = 0 if positions is None else len(positions)
         if rows * _ROW_BYTES + _HEADER_BYTES > len(buffer):
             raise ValueError(f"a batch of {rows} rows exceeds train.batch_size={self.cfg.batch_size}")
         buffer[:_HEADER_BYTES].view(np.int64)[:] = (op, rows)
         if rows:
-            for view, array in zip(self._views(buffer, rows), (positions, policies, values, mask)):
+            for view, array in zip(self._views(buffer, rows), (positions, policies, values, mask, final_boards, aux_mask)):
                 view[...] = array
         dist.broadcast(self.message, src=0, group=self.group.control)
 
@@ -309,9 +326,9 @@ class DistributedTrainer(Trainer):
     @staticmethod
     def _views(buffer: np.ndarray, rows: int):
         """positions uint64 [rows, 2], policies float32 [rows, 65], values float32 [rows], policy
-        mask float32 [rows] in `buffer`."""
+        mask float32 [rows], final boards uint64 [rows, 2], auxiliary mask float32 [rows] in `buffer`."""
         layout = ((np.uint64, (rows, 2)), (np.float32, (rows, NUM_ACTIONS)), (np.float32, (rows,)),
-                  (np.float32, (rows,)))
+                  (np.float32, (rows,)), (np.uint64, (rows, 2)), (np.float32, (rows,)))
         offset, views = _HEADER_BYTES, []
         for dtype, shape in layout:
             size = int(np.prod(shape)) * np.dtype(dtype).itemsize

@@ -167,9 +167,10 @@ class TrainingRun:
             self.net = build_network(cfg.model)
             if cfg.train.init_from:
                 source = load_checkpoint(cfg.train.init_from)
-                self._check_same_model(source.model_config, where=cfg.train.init_from)
-                self.net.load_state_dict(source.state_dict)
-                log.info("network initialised from %s", cfg.train.init_from)
+                self._check_same_model(without_auxiliary_heads(source.model_config), where=cfg.train.init_from,
+                                       wanted=without_auxiliary_heads(cfg.model))
+                note = initialise_from(self.net, source)
+                log.info("network initialised from %s%s", cfg.train.init_from, note)
             self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))
             if cfg.run.resume:
                 log.info("no latest.pt in %s: starting training from the best network", self.run_dir)
@@ -218,13 +219,14 @@ class TrainingRun:
         lines.append(f"- arena, eval: precision={arena}" + (", decided at their first match (see precision.json)" if arena == "auto" else ""))
         self.metrics.text("precision", "\n".join(lines), self.state.step)
 
-    def _check_same_model(self, saved, where: str = "") -> None:
-        if saved != self.cfg.model:
+    def _check_same_model(self, saved, where: str = "", wanted=None) -> None:
+        wanted = self.cfg.model if wanted is None else wanted
+        if saved != wanted:
             where = where or str(self.run_dir / "checkpoints/latest.pt")
             diffs = [
-                f"{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(self.cfg.model, f.name)!r}"
+                f"{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(wanted, f.name)!r}"
                 for f in dataclasses.fields(saved)
-                if getattr(saved, f.name) != getattr(self.cfg.model, f.name)
+                if getattr(saved, f.name) != getattr(wanted, f.name)
             ]
             raise ValueError(f"the network in {where} does not match the model config ({'; '.join(diffs)}); use the same model preset/overrides")
 
@@ -343,7 +345,8 @@ class TrainingRun:
             batch = self.replay.sample(cfg.batch_size, self.rng, augment=cfg.augment)
             # All rows with policy targets (playout cap off): the unmasked loss, as before the mask existed.
             policy_mask = None if batch.policy_mask is None or batch.policy_mask.all() else batch.policy_mask
-            losses = self.trainer.step(batch.positions, batch.policies, batch.values, policy_mask)
+            losses = self.trainer.step(batch.positions, batch.policies, batch.values, policy_mask,
+                                       final_boards=batch.final_boards, aux_mask=batch.aux_mask)
             self.state.step += 1
             self.state.samples_trained += cfg.batch_size
             taken += 1
@@ -655,7 +658,7 @@ class TrainingRun:
             m.scalar("speed/train_samples_per_second", steps * self.cfg.train.batch_size / max(train_seconds, 1e-9), s.step)
         m.flush()
         losses = m.take_report_losses()
-        loss_text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f})" if losses else "loss -"
+        loss_text = _loss_text(losses)
         arena = f" | promoted best #{self.last_promotion}" if self.last_promotion is not None else ""
         evaluation = " | eval " + " ".join(f"{k} {v:.2f}" for k, v in self.last_eval.items()) if self.last_eval else ""
         left = self._time_left()
@@ -682,6 +685,34 @@ class TrainingRun:
         return _duration(max(0.0, min(estimates))) if estimates else None
 
 
+_HEAD_PARAMETERS = {"score": "score_fc.", "ownership": "ownership_conv."}
+
+
+def without_auxiliary_heads(model):
+    """The model config without its auxiliary heads: what `train.init_from` must match (a run may
+    add heads to a network trained without them, or leave its heads out)."""
+    return dataclasses.replace(model, score_head=False, ownership_head=False)
+
+
+def initialise_from(net, source) -> str:
+    """Load a checkpoint's weights into `net`, whose auxiliary heads may differ from the
+    checkpoint's: a head the checkpoint lacks keeps its fresh initialisation, a head the network
+    lacks is left out. Returns a note for the log ('' when the heads agree)."""
+    from alphazero.nn.checkpoint import load_weights
+
+    own = net.state_dict()
+    state = {name: tensor for name, tensor in source.state_dict.items()
+             if name in own or not name.startswith(tuple(_HEAD_PARAMETERS.values()))}
+    fresh = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in own if name.startswith(prefix) and name not in state})
+    dropped = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in source.state_dict if name.startswith(prefix) and name not in own})
+    heads = tuple(_HEAD_PARAMETERS.values())
+    load_weights(net, {**{name: own[name] for name in own if name not in state and name.startswith(heads)}, **state},
+                 source="train.init_from")
+    notes = ([f"the {' and '.join(fresh)} head(s) start untrained (not in the checkpoint)"] if fresh else []) + \
+            ([f"its {' and '.join(dropped)} head(s) left out (model.*_head=false)"] if dropped else [])
+    return f" ({'; '.join(notes)})" if notes else ""
+
+
 def _efficiency_gauge(cfg: Config, net, run_dir: Path) -> EfficiencyGauge:
     """Measures the self-play network alone where self-play evaluates it: the server's (or the
     workers') device, with the CPU threads their network calls have in all."""
@@ -694,6 +725,19 @@ def _efficiency_gauge(cfg: Config, net, run_dir: Path) -> EfficiencyGauge:
         return copy.eval()
 
     return EfficiencyGauge(snapshot, device, threads, copies, precision=cfg.selfplay.precision, precision_cache=run_cache_file(run_dir))
+
+
+def _loss_text(losses: dict | None) -> str:
+    """'loss 2.345 (pi 1.812 v 0.533)' for the status line, with the auxiliary terms where the
+    network has those heads: ' score 3.912 (err 14.2) own 0.652'."""
+    if not losses:
+        return "loss -"
+    text = f"loss {losses['total']:.3f} (pi {losses['policy']:.3f} v {losses['value']:.3f}"
+    if "score" in losses:
+        text += f" score {losses['score']:.3f} (err {losses['score_error']:.1f})"
+    if "ownership" in losses:
+        text += f" own {losses['ownership']:.3f}"
+    return text + ")"
 
 
 def _pipeline_text(pipeline: dict) -> str:

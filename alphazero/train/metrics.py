@@ -1,6 +1,7 @@
 """TensorBoard curves of a run, all against one global step (the training step).
 
-Tags are grouped by prefix: `loss/` (policy, value, total, entropy), `train/` (lr, grad_norm),
+Tags are grouped by prefix: `loss/` (policy, value, total, entropy; score, score_error_discs and
+ownership with the auxiliary heads), `train/` (lr, grad_norm),
 `selfplay/`, `replay/`, `speed/`, `arena/`, `elo/`, `eval/`. README.md documents each curve.
 """
 
@@ -10,7 +11,9 @@ from collections import defaultdict
 
 from torch.utils.tensorboard import SummaryWriter
 
-_LOSS_TAGS = {"policy": "loss/policy", "value": "loss/value", "total": "loss/total", "entropy": "loss/policy_entropy", "policy_kl": "loss/policy_kl"}
+_LOSS_TAGS = {"policy": "loss/policy", "value": "loss/value", "total": "loss/total", "entropy": "loss/policy_entropy", "policy_kl": "loss/policy_kl",
+              # KataGo's auxiliary targets, present only when the network has those heads.
+              "score": "loss/score", "score_error": "loss/score_error_discs", "ownership": "loss/ownership"}
 _TRAIN_TAGS = {"lr": "train/lr", "grad_norm": "train/grad_norm"}
 
 

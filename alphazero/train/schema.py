@@ -18,7 +18,7 @@ from alphazero.nn.config import PRESET_NAMES, ModelConfig, model_preset, require
 from alphazero.nn.precision import PRECISIONS
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
 from alphazero.validation import require, require_choice
-from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
+from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig, check_auxiliary_weights
 
 
 @dataclass
@@ -41,6 +41,7 @@ class Config:
         its group's dataclass)."""
         require_choice("precision", self.precision, PRECISIONS)
         require_board_only(self.model, "self-play and MCTS")
+        check_auxiliary_weights(self.model.score_head, self.model.ownership_head, self.train.score_weight, self.train.ownership_weight)
         if self.train.lr_schedule == "cosine":
             # The cosine decays over the steps after the warm-up: with none left it would drop to
             # its floor the moment the warm-up ends.

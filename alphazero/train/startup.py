@@ -221,7 +221,13 @@ def check_init_from(path: str, model: ModelConfig, key: str) -> None:
         source = load_checkpoint(path)
     except CheckpointError as error:
         raise StartRefused(f"{key}: {error}") from None
-    _check_same_model(source.model_config, model, path)
+    # A new run may add auxiliary heads to a network trained without them (they start untrained)
+    # or leave a network's heads out: everything else must match.
+    _check_same_model(_without_heads(source.model_config), _without_heads(model), path)
+
+
+def _without_heads(model: ModelConfig) -> ModelConfig:
+    return dataclasses.replace(model, score_head=False, ownership_head=False)
 
 
 def _check_same_model(saved: ModelConfig, wanted: ModelConfig, where: str) -> None:

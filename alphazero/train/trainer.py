@@ -1,9 +1,15 @@
 """One optimisation step of the policy/value network on a replay batch.
 
 loss = cross-entropy(visit distribution, masked policy) + w * MSE(outcome, value)
+       [+ score_weight * score CE + ownership_weight * ownership BCE, with the auxiliary heads]
 
 Rows whose policy is no training target (`policy_mask` False: playout cap randomisation's small
 searches) add nothing to the policy loss, which is then the mean over the other rows.
+
+A network with KataGo's auxiliary heads (`ModelConfig.score_head` / `ownership_head`) is run
+with `auxiliary=True` and also trained on the game's final board (alphazero.nn.auxiliary): the
+score and ownership terms are means over the rows whose final board is the true end of the game
+(`aux_mask`), and the score's mean absolute error in discs is reported (`score_error`).
 
 The policy is masked to legal actions before the log-softmax, so illegal actions neither get
 probability nor gradient, and a zero target on a masked action never produces 0 * -inf = NaN.
@@ -16,10 +22,11 @@ import numpy as np
 import torch
 
 from alphazero.nn import precision as precisions
+from alphazero.nn.auxiliary import auxiliary_row_losses, auxiliary_targets
 from alphazero.nn.encoding import encode_positions
 from alphazero.nn.model import masked_log_softmax, training_memory_format
 from alphazero.othello.bitboard import legal_action_mask_batch
-from alphazero.train.config import TrainConfig
+from alphazero.train.config import TrainConfig, check_auxiliary_weights
 
 
 def build_optimizer(net: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
@@ -115,6 +122,11 @@ class Trainer:
         self.precision = self.precision_choice.precision
         self.autocast_dtype = precisions.training_autocast_dtype(self.precision)
         self.use_autocast = self.autocast_dtype is not None
+        model_cfg = getattr(self.net, "cfg", None)
+        self.score_head = bool(getattr(model_cfg, "score_head", False))
+        self.ownership_head = bool(getattr(model_cfg, "ownership_head", False))
+        self.auxiliary = self.score_head or self.ownership_head
+        check_auxiliary_weights(self.score_head, self.ownership_head, cfg.score_weight, cfg.ownership_weight)
 
     def load_state(self, optimizer_state: dict, scheduler_state: dict) -> list[str]:
         """Continue from a checkpoint's optimizer and LR schedule under this config (see
@@ -126,16 +138,23 @@ class Trainer:
         return training_memory_format(cfg.memory_format, device)
 
     def losses(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
-               policy_mask: np.ndarray | None = None) -> dict:
+               policy_mask: np.ndarray | None = None, final_boards: np.ndarray | None = None,
+               aux_mask: np.ndarray | None = None) -> dict:
         """Loss terms (tensors) for a batch; used by `step` and by evaluation without gradients.
-        policy_mask: bool[n] or None; rows with False count in the value loss only."""
+        policy_mask: bool[n] or None; rows with False count in the value loss only.
+        final_boards: uint64[n, 2], each row's final board from its side to move's view under the
+        row's symmetry (needed when the network has auxiliary heads, ignored otherwise);
+        aux_mask: bool[n] or None, False where that board is no target (not the game's end)."""
         planes = torch.from_numpy(encode_positions(positions)).to(self.device, non_blocking=True)
         planes = planes.contiguous(memory_format=self.memory_format)
         legal = torch.from_numpy(legal_action_mask_batch(positions)).to(self.device)
         target_pi = torch.from_numpy(np.asarray(target_policies, dtype=np.float32)).to(self.device)
         target_v = torch.from_numpy(np.asarray(target_values, dtype=np.float32)).to(self.device)
         with precisions.autocast(self.device, self.autocast_dtype):
-            logits, value = self.model(planes)
+            if self.auxiliary:
+                logits, value, score_logits, ownership_logits = self.model(planes, auxiliary=True)
+            else:
+                logits, value = self.model(planes)
         log_pi = masked_log_softmax(logits.float(), legal)
         safe_log_pi = torch.where(legal, log_pi, torch.zeros_like(log_pi))
         value_loss = torch.nn.functional.mse_loss(value.float(), target_v)
@@ -151,13 +170,40 @@ class Trainer:
             rows = self._policy_rows(weight)
             policy_loss = (cross_entropy * weight).sum() / rows
             target_entropy = (own_entropy * weight).sum() / rows
-        return {
+        terms = {
             "policy": policy_loss,
             "value": value_loss,
             "total": policy_loss + self.cfg.value_loss_weight * value_loss,
             "entropy": entropy,
             "policy_kl": policy_loss - target_entropy,
         }
+        if self.auxiliary:
+            terms.update(self._auxiliary_terms(score_logits, ownership_logits, final_boards, aux_mask))
+            terms["total"] = terms["total"] + self.cfg.score_weight * terms.get("score", 0.0) \
+                + self.cfg.ownership_weight * terms.get("ownership", 0.0)
+        return terms
+
+    def _auxiliary_terms(self, score_logits, ownership_logits, final_boards, aux_mask) -> dict:
+        """The score and ownership losses (and the score's mean absolute error), averaged over
+        the rows with a target. Computed on every row and weighted, never indexed: every rank of
+        the distributed trainer then runs the same graph, whatever its share's mask."""
+        if final_boards is None:
+            raise ValueError("the network has auxiliary heads (model.score_head / model.ownership_head) but the batch "
+                             "has no final boards to train them on")
+        target_bins, target_ownership = auxiliary_targets(final_boards)
+        rows = auxiliary_row_losses(
+            score_logits, ownership_logits, torch.from_numpy(target_bins).to(self.device),
+            torch.from_numpy(target_ownership).to(self.device),
+        )
+        weight = torch.ones(len(final_boards), device=self.device) if aux_mask is None else \
+            torch.from_numpy(np.asarray(aux_mask, dtype=np.float32)).to(self.device)
+        count = self._auxiliary_rows(weight)
+        return {name: (row_losses * weight).sum() / count for name, row_losses in rows.items()}
+
+    def _auxiliary_rows(self, weight: torch.Tensor) -> torch.Tensor:
+        """The rows the auxiliary losses are averaged over (the distributed trainer counts those
+        of the whole batch, as for the policy)."""
+        return weight.sum().clamp_min(1.0)
 
     def _policy_rows(self, weight: torch.Tensor) -> torch.Tensor:
         """The rows the masked policy loss is averaged over (the distributed trainer counts those
@@ -165,10 +211,12 @@ class Trainer:
         return weight.sum().clamp_min(1.0)
 
     def step(self, positions: np.ndarray, target_policies: np.ndarray, target_values: np.ndarray,
-             policy_mask: np.ndarray | None = None) -> dict:
-        """One SGD/AdamW step; returns plain floats for logging."""
+             policy_mask: np.ndarray | None = None, final_boards: np.ndarray | None = None,
+             aux_mask: np.ndarray | None = None) -> dict:
+        """One SGD/AdamW step; returns plain floats for logging (with auxiliary heads also
+        score, score_error and ownership)."""
         self.net.train()
-        terms = self.losses(positions, target_policies, target_values, policy_mask)
+        terms = self.losses(positions, target_policies, target_values, policy_mask, final_boards, aux_mask)
         self.optimizer.zero_grad(set_to_none=True)
         terms["total"].backward()
         if self.cfg.grad_clip > 0:

@@ -30,6 +30,9 @@ declare -A SWITCHES=(
   [gumbel]="mcts.root_policy=gumbel"
   [forced]="mcts.forced_playouts_k=2"
   [auto]="mcts.root_policy=gumbel precision=auto"
+  # issue 35: the auto row plus KataGo's auxiliary score and ownership targets (weights: the
+  # comment on TrainConfig.score_weight in alphazero/train/config.py)
+  [aux]="mcts.root_policy=gumbel precision=auto model.score_head=true model.ownership_head=true train.score_weight=0.1 train.ownership_weight=0.5"
   [best]="${ABLATION_BEST:-mcts.root_policy=gumbel mcts.simulations=128 selfplay.playout_cap_fraction=0.25 selfplay.playout_cap_small=32}"
 )
 mkdir -p "$RUNS"

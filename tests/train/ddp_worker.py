@@ -2,6 +2,7 @@
 RANK / WORLD_SIZE / LOCAL_RANK / MASTER_ADDR / MASTER_PORT set as torchrun sets them. Each rank
 writes what the test compares to OUT_DIR/rank{R}.pt."""
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -21,7 +22,8 @@ STEPS = 4
 GLOBAL_BATCH = 16
 
 
-def training_config(**train) -> Config:
+def training_config(aux: bool = False, **train) -> Config:
+    """`aux`: the network has both auxiliary heads, trained with weights 0.1 and 0.5."""
     settings = dict(
         device="cpu", threads=1, batch_size=GLOBAL_BATCH, augment=False, lr=0.05, lr_schedule="constant",
         lr_warmup_steps=0, window_positions=GLOBAL_BATCH, min_positions=1,
@@ -30,7 +32,11 @@ def training_config(**train) -> Config:
     # float32 on a CPU (the comparisons are tight; auto's probe could pick bf16 there); on CUDA
     # auto leaves the choice to mixed_precision, which the tests set.
     settings.setdefault("precision", "fp32" if settings["device"] == "cpu" else "auto")
-    return Config(model=model_preset("tiny"), train=TrainConfig(**settings))
+    model = model_preset("tiny")
+    if aux:
+        model = dataclasses.replace(model, score_head=True, ownership_head=True)
+        settings.update(score_weight=0.1, ownership_weight=0.5)
+    return Config(model=model, train=TrainConfig(**settings))
 
 
 def samples(count: int, seed: int = 7):
@@ -49,12 +55,19 @@ def initial_network(cfg: Config):
     return build_network(cfg.model)
 
 
-def batches(masked: bool = False):
+def batches(masked: bool = False, aux: bool = False):
     """The global batches; `masked` adds a policy mask (playout cap randomisation's rows without a
-    policy target) that leaves the two halves of each batch different numbers of policy rows."""
+    policy target) that leaves the two halves of each batch different numbers of policy rows;
+    `aux` adds final boards (the auxiliary targets) with a mask as uneven."""
     positions, policies, values = samples(STEPS * GLOBAL_BATCH)
+    finals = random_positions(STEPS * GLOBAL_BATCH, seed=11, max_plies=60)  # any disjoint pair of boards is a target
     for step in range(STEPS):
         rows = slice(step * GLOBAL_BATCH, (step + 1) * GLOBAL_BATCH)
+        if aux:
+            aux_mask = np.ones(GLOBAL_BATCH, dtype=bool)
+            aux_mask[[1, 2, 4, 6, 12]] = False  # first half: 4 of 8 rows with a target; second half: 7 of 8
+            yield positions[rows], policies[rows], values[rows], None, finals[rows], np.roll(aux_mask, step)
+            continue
         if not masked:
             yield positions[rows], policies[rows], values[rows]
             continue
@@ -69,26 +82,26 @@ def _exact_float32() -> None:
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
 
 
-def single_process_run(device: str = "cpu", mixed_precision: bool = False, masked: bool = False) -> dict:
+def single_process_run(device: str = "cpu", mixed_precision: bool = False, masked: bool = False, aux: bool = False) -> dict:
     """The reference: one process, the same initial weights and global batches."""
     _exact_float32()
-    cfg = training_config(device=device, mixed_precision=mixed_precision)
+    cfg = training_config(aux, device=device, mixed_precision=mixed_precision)
     net = initial_network(cfg)
     trainer = Trainer(net, cfg.train, torch.device(device))
-    losses = [trainer.step(*batch) for batch in batches(masked)]
+    losses = [trainer.step(*batch) for batch in batches(masked, aux)]
     return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses}
 
 
-def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false", masked: str = "false") -> dict:
+def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false", masked: str = "false", aux: str = "false") -> dict:
     """Rank 0 trains the fixed batches as the run would (config from here, the device of its rank:
     cuda:LOCAL_RANK for "cuda"); the other ranks follow."""
     _exact_float32()
     group = Group.connect(ranks)
     if ranks.rank == 0:
-        cfg = training_config(device=device, mixed_precision=mixed_precision == "true")
+        cfg = training_config(aux == "true", device=device, mixed_precision=mixed_precision == "true")
         net = initial_network(cfg)
         trainer = group.start(cfg, net, Trainer(net, cfg.train, group.device(cfg.train.device)))
-        losses = [trainer.step(*batch) for batch in batches(masked == "true")]
+        losses = [trainer.step(*batch) for batch in batches(masked == "true", aux == "true")]
         group.close()
         return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses, "steps": trainer.steps}
     trainer = group.follow()

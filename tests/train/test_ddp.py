@@ -106,6 +106,24 @@ def test_two_processes_train_to_the_weights_of_one_process(tmp_path, masked):
             assert got[key] == pytest.approx(expected[key], rel=1e-4, abs=1e-6), key
 
 
+def test_two_processes_train_the_auxiliary_heads_as_one_process(tmp_path):
+    """With the score and ownership heads and an auxiliary mask whose rows split unevenly between
+    the processes: the weights and every loss term (the auxiliary ones averaged over the rows with
+    a target in the whole batch) are those of a single process."""
+    single = ddp_worker.single_process_run(aux=True)
+    leader, follower = run_ranks("train", tmp_path, "cpu", "false", "false", "true")
+    assert leader["steps"] == follower["steps"] == ddp_worker.STEPS
+    assert any(name.startswith("score_fc") for name in single["state"])
+    for name, expected in single["state"].items():
+        # atol 5e-5: the heads' extra gradient sums leave float32 rounding of ~2e-5 on a
+        # zero-initialised batch-norm scale; a wrong row count would move the losses below.
+        torch.testing.assert_close(leader["state"][name], expected, rtol=1e-4, atol=5e-5, msg=lambda m: f"{name}: {m}")
+        torch.testing.assert_close(follower["state"][name], leader["state"][name], rtol=0, atol=0, msg=lambda m: f"{name}: {m}")
+    for got, expected in zip(leader["losses"], single["losses"]):
+        for key in ("policy", "value", "score", "score_error", "ownership", "total", "grad_norm"):
+            assert got[key] == pytest.approx(expected[key], rel=1e-4, abs=1e-6), key
+
+
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs (NCCL, torch.nn.SyncBatchNorm)")
 @pytest.mark.parametrize("mixed_precision", [False, True])
 def test_two_gpus_train_to_the_weights_of_one_gpu(tmp_path, mixed_precision):
