@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--checkpoint", help="network checkpoint (default: the network play and gtp use: "
-                                             "checkpoints/selfplay.pt, else checkpoints/warmstart.pt)")
+                                             "checkpoints/warmstart-medium.pt, else selfplay.pt, else warmstart.pt)")
     parser.add_argument("--out", required=True, help="the .onnx file to write (atomically)")
     parser.add_argument("--verify", type=int, default=256, metavar="N",
                         help="compare with PyTorch on N random positions after writing (0: skip; default 256)")
@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
 
         checkpoint = default_checkpoint()
         if checkpoint is None:
-            print("error: no --checkpoint given and no default network (checkpoints/selfplay.pt, "
-                  "checkpoints/warmstart.pt) found", file=sys.stderr)
+            print("error: no --checkpoint given and no default network (checkpoints/warmstart-medium.pt, "
+                  "selfplay.pt or warmstart.pt) found", file=sys.stderr)
             return 2
     try:
         report = export_onnx(checkpoint, args.out)

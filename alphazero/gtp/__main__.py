@@ -1,7 +1,7 @@
 """`python -m alphazero.gtp`: our AI as a GTP engine on stdin/stdout.
 
     python -m alphazero.gtp --checkpoint PATH --simulations 400
-    python -m alphazero.gtp --seconds 2             # the shipped checkpoints/selfplay.pt, 2 s a move
+    python -m alphazero.gtp --seconds 2             # the strongest shipped network, 2 s a move
     python -m alphazero.gtp --player greedy         # any arena player spec
 
 stdout carries the protocol only; messages go to stderr.

@@ -1,6 +1,6 @@
 """`python -m alphazero.play`: Othello at the terminal against our AI, or AI against AI.
 
-    python -m alphazero.play                               # you (black) vs checkpoints/selfplay.pt
+    python -m alphazero.play                               # you (black) vs the strongest shipped network
     python -m alphazero.play --color white --seconds 3      # you play white; the AI thinks 3 s a move
     python -m alphazero.play --checkpoint run/checkpoints/best.pt --simulations 800
     python -m alphazero.play --player alphabeta:depth=4     # any arena player as the opponent

@@ -367,8 +367,12 @@ def describe_limit(simulations: int | None, seconds: float | None) -> str:
 # ----------------------------------------------------------------------------------------------
 # Building the AI from command-line options
 
-DEFAULT_CHECKPOINT = Path("checkpoints") / "selfplay.pt"
-FALLBACK_CHECKPOINT = Path("checkpoints") / "warmstart.pt"
+# The shipped networks, strongest first (checkpoints/README.md, "Which network plays by default"):
+# warmstart-medium.pt beat selfplay.pt 0.7125 over 200 games at 100 simulations (137-11-52,
+# experiments/default-network/), and selfplay.pt beats warmstart.pt 0.615.
+DEFAULT_CHECKPOINTS = tuple(Path("checkpoints") / name for name in ("warmstart-medium.pt", "selfplay.pt", "warmstart.pt"))
+DEFAULT_CHECKPOINT = DEFAULT_CHECKPOINTS[0]
+FALLBACK_CHECKPOINT = DEFAULT_CHECKPOINTS[-1]
 DEFAULT_SIMULATIONS = 200
 
 
@@ -418,11 +422,11 @@ class SearchSettings:
 
 
 def default_checkpoint() -> Path | None:
-    """The strongest shipped network: checkpoints/selfplay.pt (the warm start after self-play, which
-    beats it), else checkpoints/warmstart.pt for a checkout that lacks it; each looked up in the
-    working directory, then in the repository. None when neither exists."""
+    """The strongest shipped network present: the first of DEFAULT_CHECKPOINTS (warmstart-medium.pt,
+    selfplay.pt, warmstart.pt) found, each looked up in the working directory, then in the
+    repository. None when none exists."""
     repository = Path(__file__).resolve().parents[2]
-    for name in (DEFAULT_CHECKPOINT, FALLBACK_CHECKPOINT):
+    for name in DEFAULT_CHECKPOINTS:
         for candidate in (name, repository / name):
             if candidate.is_file():
                 return candidate
@@ -512,7 +516,8 @@ def build_chooser(
     checkpoint: str | None = None, player: str | None = None, settings: SearchSettings = SearchSettings()
 ) -> MoveChooser:
     """The AI the command line asks for: `player` spec, else the network in `checkpoint`, else the
-    shipped checkpoints/selfplay.pt (checkpoints/warmstart.pt where it is missing). Raises
+    strongest shipped network (`default_checkpoint`: checkpoints/warmstart-medium.pt, else
+    selfplay.pt, else warmstart.pt). Raises
     NoAIError with what to do when there is none."""
     if player and checkpoint:
         raise NoAIError("give either --checkpoint or --player, not both")
@@ -521,7 +526,7 @@ def build_chooser(
     path = checkpoint or default_checkpoint()
     if path is None:
         raise NoAIError(
-            f"no AI to play: neither default network ({DEFAULT_CHECKPOINT}, {FALLBACK_CHECKPOINT}) exists. Pass --checkpoint PATH, "
+            f"no AI to play: none of the default networks ({', '.join(map(str, DEFAULT_CHECKPOINTS))}) exists. Pass --checkpoint PATH, "
             "or choose a player with --player SPEC (random, greedy, alphabeta:depth=4, "
             "mcts:evaluator=uniform,simulations=400, ...)"
         )
@@ -574,7 +579,8 @@ def endgame_empties(text: str) -> int:
 def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that pick and tune the AI, for `python -m alphazero.gtp` and `python -m alphazero.play`."""
     group = parser.add_argument_group("AI")
-    group.add_argument("--checkpoint", help="network checkpoint (default: checkpoints/selfplay.pt, else checkpoints/warmstart.pt)")
+    group.add_argument("--checkpoint", help="network checkpoint (default: the strongest shipped, checkpoints/warmstart-medium.pt, "
+                                            "else selfplay.pt, else warmstart.pt)")
     group.add_argument("--player", metavar="SPEC",
                        help="an arena player instead of the network: random, greedy, alphabeta:depth=4, "
                             "mcts:evaluator=uniform, gtp:\"/usr/games/gtp-rhino -l 2\", ...")

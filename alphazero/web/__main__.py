@@ -64,8 +64,8 @@ def main(argv: list[str] | None = None) -> int:
 
     checkpoint = args.checkpoint or default_checkpoint()
     if checkpoint is None:
-        print("error: no --checkpoint given and no default network (checkpoints/selfplay.pt, "
-              "checkpoints/warmstart.pt) found", file=sys.stderr)
+        print("error: no --checkpoint given and no default network (checkpoints/warmstart-medium.pt, "
+              "selfplay.pt or warmstart.pt) found", file=sys.stderr)
         return 2
     settings = SearchSettings(None, None, args.device, args.threads, args.leaves_per_step, args.seed, args.endgame)
     engines = Engines(checkpoint, settings)

@@ -16,6 +16,7 @@ from alphazero.othello.game import GameState
 from alphazero.othello.notation import parse_board_text, parse_square, parse_transcript
 from alphazero.play.choosers import (
     DEFAULT_CHECKPOINT,
+    DEFAULT_CHECKPOINTS,
     DEFAULT_SIMULATIONS,
     FALLBACK_CHECKPOINT,
     MoveInfo,
@@ -179,11 +180,17 @@ def test_default_checkpoint_is_used_when_present(tmp_path, monkeypatch, tiny_che
     (tmp_path / DEFAULT_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
     assert default_checkpoint() == DEFAULT_CHECKPOINT
     chooser = build_chooser(settings=SearchSettings(simulations=4, device="cpu"))
-    assert "selfplay" in chooser.name
+    assert "warmstart-medium" in chooser.name
+
+
+def test_the_defaults_are_the_shipped_networks_strongest_first():
+    """The order checkpoints/README.md's head-to-head measured: medium > selfplay > warmstart."""
+    assert [path.name for path in DEFAULT_CHECKPOINTS] == ["warmstart-medium.pt", "selfplay.pt", "warmstart.pt"]
+    assert DEFAULT_CHECKPOINT == DEFAULT_CHECKPOINTS[0] and FALLBACK_CHECKPOINT == DEFAULT_CHECKPOINTS[-1]
 
 
 def test_the_warm_start_is_the_fallback_default(tmp_path, monkeypatch, tiny_checkpoint):
-    """A checkout without checkpoints/selfplay.pt still plays, with the warm start; the working
+    """A checkout without the stronger networks still plays, with the warm start; the working
     directory's network wins over the repository's, and with neither there is None."""
     repository = tmp_path / "repo"
     (repository / "alphazero" / "play").mkdir(parents=True)
