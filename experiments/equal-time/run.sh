@@ -6,8 +6,9 @@
 # --concurrency 1 plays one game at a time in each, so GRhino never thinks on the core while a
 # network's clock runs. Resumable: finished games and matches are kept in experiments/equal-time/.
 #
-#   experiments/equal-time/run.sh 0.5 10      # from the repo root; SECONDS PAIRS
+#   experiments/equal-time/run.sh 0.5 10      # from the repo root; SECONDS PAIRS (NETS="a b" to choose)
 #   experiments/equal-time/run.sh 2 10
+#   FIELD= experiments/equal-time/run.sh 0.5 10   # the networks only, without GRhino level 5
 set -u
 cd "$(dirname "$0")/../.."
 seconds=${1:?seconds per move}
@@ -15,19 +16,26 @@ pairs=${2:?pairs of openings}
 out=experiments/equal-time/s$seconds
 mkdir -p "$out"
 players=()
-for net in warmstart-medium selfplay warmstart-small warmstart; do
+nets=${NETS:-warmstart-medium selfplay warmstart}   # NETS="..." for another set of checkpoints/*.pt
+gauntlet=$(echo $nets | wc -w)
+for net in $nets; do
   players+=("mcts:checkpoint=checkpoints/$net.pt,seconds=$seconds,threads=1,name=$net-${seconds}s")
 done
-players+=('gtp:"/usr/games/gtp-rhino -l 5 -r 0 -b 0",processes=1,timeout=1800,name=grhino-5')
+# The fixed field the networks also meet. GRhino level 5 takes 2-5 minutes of a core per game
+# (docs/benchmarks.md, "GRhino level 5 with the solver"): FIELD="" leaves it out.
+field=${FIELD-grhino5}
+if [ "$field" = grhino5 ]; then
+  players+=('gtp:"/usr/games/gtp-rhino -l 5 -r 0 -b 0",processes=1,timeout=1800,name=grhino-5')
+fi
 uptime > "$out/uptime-start.txt"
 for k in 0 1; do
-  python -m alphazero.arena ladder --gauntlet 4 --pairs "$pairs" --seed 0 --concurrency 1 --shard "$k/2" \
+  python -m alphazero.arena ladder --gauntlet "$gauntlet" --pairs "$pairs" --seed 0 --concurrency 1 --shard "$k/2" \
       --games-log "$out/games.jsonl" --results "$out/results-shard$k.jsonl" "${players[@]}" \
       > "$out/shard$k.md" 2> "$out/shard$k.log" &
 done
 wait
 uptime > "$out/uptime-end.txt"
 # The whole table from both shards' games (already played, so nothing is searched again).
-python -m alphazero.arena ladder --gauntlet 4 --pairs "$pairs" --seed 0 --games-log "$out/games.jsonl" \
+python -m alphazero.arena ladder --gauntlet "$gauntlet" --pairs "$pairs" --seed 0 --games-log "$out/games.jsonl" \
     --out "$out/table.md" "${players[@]}" > /dev/null 2> "$out/table.log"
 cat "$out/table.md"
