@@ -27,11 +27,11 @@ previous K actions that history-reading networks (model=seed_cnn_rnn) take; 5 by
 7 MB for the table, so it is always built.
 
 KataGo's auxiliary targets (alphazero.nn.auxiliary: the final score and the final ownership, from
-the side to move's view) are not stored: `SupervisedSplit.auxiliary_targets` derives them at
-batch time from each occurrence's game, replayed to its end once when the dataset is loaded
-(`game_final_boards`, ~0.3 s for the whole database). A row's final board is its game's last
-board, the colour to move in the row's position first (black moves at even plies: passes are
-explicit in the actions). A row merged by `dedup` averages over its occurrences: the score target
+the side to move's view) are not stored: `SupervisedSplit.final_boards` gives each row's final
+boards at batch time from each occurrence's game, replayed to its end once when the dataset is
+loaded (`game_final_boards`, ~0.2 s for the whole database), and alphazero.pretrain.batches
+turns them into targets. A row's final board is its game's last board, the colour to move in the
+row's position first (black moves at even plies: passes are explicit in the actions). A row merged by `dedup` averages over its occurrences: the score target
 is the distribution of their final scores, the ownership target the mean of their ownerships
 (the losses are linear in the target, so this is the loss the un-merged rows would give). An
 unfinished game's last board is not its end: its score target is the recorded score (which
@@ -73,7 +73,6 @@ from numba import njit
 
 from alphazero.atomic import write_atomic
 from alphazero.data.wthor import WthorReplay, read_wthor_directory, replay_database, wtb_paths
-from alphazero.nn.auxiliary import SCORE_BINS, final_margins, ownership_targets, score_bins
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves, make_move
 from alphazero.othello.history import history_windows
 
@@ -194,44 +193,21 @@ class GameFinals:
 
 
 @dataclass
-class AuxiliaryTargets:
-    """KataGo's auxiliary targets of a set of rows, from the side to move's view.
+class OccurrenceFinals:
+    """The final boards behind a set of rows, one per occurrence (a row merged by dedup has
+    several; any other row one, its own decision).
 
-    score:          float32[n, 65] the distribution of the final disc difference over the score
-                    classes (alphazero.nn.auxiliary.score_bins): one-hot for a row of one game,
-                    the occurrences' histogram for a row merged by dedup.
-    ownership:      float32[n, 64] in [-1, 1]: +1 the side to move owns the square at the end,
-                    -1 the opponent, 0 empty; a merged row's mean over its finished occurrences.
-    ownership_known: bool[n] False where no occurrence reached the game's end (an unfinished
-                    WTHOR game): ownership is then 0 and must be masked out of the loss.
+    boards:   uint64[m, 2] each occurrence's final board from its side to move's view (the final
+              discs of the colour to move in the row's position, then the other colour's).
+    finished: bool[m] whether that board is the game's end (False: an unfinished WTHOR game, whose
+              board is where the record stops and whose recorded score is that board's count).
+    row:      int64[m] which of the asked rows each occurrence belongs to (nondecreasing; every
+              row has at least one).
     """
 
-    score: np.ndarray
-    ownership: np.ndarray
-    ownership_known: np.ndarray
-
-
-def auxiliary_targets_of_occurrences(finals: GameFinals, game: np.ndarray, ply: np.ndarray, owner: np.ndarray, rows: int) -> AuxiliaryTargets:
-    """The targets of `rows` rows whose occurrences are (game, ply), occurrence i belonging to row
-    owner[i] (nondecreasing, every row at least one occurrence)."""
-    boards, finished = finals.from_side_to_move(game, ply)
-    # The score of an unfinished game is its recorded score, which wthor checked equals this
-    # count of the board where the record stops (empties to the side with more discs).
-    bins = score_bins(final_margins(boards[:, 0], boards[:, 1]))
-    owner = np.asarray(owner, dtype=np.int64)
-    histogram = np.bincount(owner * SCORE_BINS + bins, minlength=rows * SCORE_BINS).reshape(rows, SCORE_BINS).astype(np.float32)
-    occurrences = histogram.sum(axis=1, keepdims=True)
-    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    if len(starts) != rows:
-        raise ValueError(f"{rows} rows but occurrences for {len(starts)}: every row needs at least one")
-    ownership = ownership_targets(boards[:, 0], boards[:, 1]) * finished[:, None].astype(np.int8)
-    sums = np.add.reduceat(ownership.astype(np.float32), starts, axis=0)
-    known = np.add.reduceat(finished.astype(np.float32), starts)
-    return AuxiliaryTargets(
-        score=histogram / occurrences,
-        ownership=(sums / np.maximum(known, 1.0)[:, None]).astype(np.float32),
-        ownership_known=known > 0,
-    )
+    boards: np.ndarray
+    finished: np.ndarray
+    row: np.ndarray
 
 
 @dataclass
@@ -254,9 +230,9 @@ class SupervisedSplit:
     def __len__(self) -> int:
         return len(self.moves)
 
-    def auxiliary_targets(self, rows: np.ndarray) -> AuxiliaryTargets:
-        """The score and ownership targets of `rows` (module doc: from each occurrence's game
-        replayed to its end; a merged row averages over its occurrences)."""
+    def final_boards(self, rows: np.ndarray) -> OccurrenceFinals:
+        """The final boards of `rows`' occurrences (module doc: each occurrence's game replayed to
+        its last recorded action); alphazero.pretrain.batches turns them into the targets."""
         if self.finals is None:
             raise ValueError(
                 f"this dataset (version < {AUXILIARY_VERSION}) has no auxiliary targets; rebuild it (version {VERSION}) to train "
@@ -264,12 +240,14 @@ class SupervisedSplit:
             )
         rows = np.asarray(rows, dtype=np.int64)
         if self.occurrence_game is None:  # one occurrence per row: the row's own decision
-            return auxiliary_targets_of_occurrences(self.finals, self.game[rows], self.ply[rows], np.arange(len(rows)), len(rows))
+            boards, finished = self.finals.from_side_to_move(self.game[rows], self.ply[rows])
+            return OccurrenceFinals(boards, finished, np.arange(len(rows)))
         counts = np.asarray(self.counts[rows], dtype=np.int64)
         owner = np.repeat(np.arange(len(rows)), counts)
         first = np.cumsum(counts) - counts
         index = np.repeat(self.occurrence_start[rows], counts) + (np.arange(len(owner)) - first[owner])
-        return auxiliary_targets_of_occurrences(self.finals, self.occurrence_game[index], self.occurrence_ply[index], owner, len(rows))
+        boards, finished = self.finals.from_side_to_move(self.occurrence_game[index], self.occurrence_ply[index])
+        return OccurrenceFinals(boards, finished, owner)
 
     def history(self, rows: np.ndarray, length: int) -> np.ndarray:
         """uint8[len(rows), length]: the `length` actions before each row's position, oldest

@@ -1,6 +1,8 @@
 """KataGo's auxiliary targets of the supervised WTHOR dataset (version 3): each row's final score
-and final ownership from the side to move's view, derived from its game replayed to the end; an
-unfinished game's ownership masked out; rows merged by dedup averaged over their occurrences."""
+and final ownership from the side to move's view, from its game replayed to the end
+(`SupervisedSplit.final_boards`, turned into targets by `alphazero.pretrain.batches`, tested here
+beside the fixture games); an unfinished game's ownership masked out; rows merged by dedup
+averaged over their occurrences."""
 
 import json
 
@@ -12,6 +14,7 @@ from alphazero.nn.auxiliary import SCORE_BINS, bin_scores
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import parse_square, parse_transcript
+from alphazero.pretrain.batches import auxiliary_targets
 from wthor_files import GAME_WITH_PASS, SHORTEST_GAME, write_wtb
 
 # The shortest game ends with black's 13 discs on these squares and none of white's (checked by
@@ -55,7 +58,7 @@ def _expected_targets(transcript: str, black_margin: int, finished: bool):
 
 
 def _check_rows(split, rows, expected):
-    targets = split.auxiliary_targets(np.asarray(rows))
+    targets = auxiliary_targets(split, np.asarray(rows))
     for i, (score_class, ownership) in enumerate(expected):
         one_hot = np.zeros(SCORE_BINS, dtype=np.float32)
         one_hot[score_class] = 1
@@ -80,7 +83,7 @@ def wthor_directory(tmp_path):
 def test_wipe_out_targets_by_hand_for_both_colours(wthor_directory, tmp_path):
     build_dataset(wthor_directory, tmp_path / "ds", progress=False)
     train = load_dataset(tmp_path / "ds").train
-    targets = train.auxiliary_targets(np.arange(9))  # the shortest game's 9 decisions, black first
+    targets = auxiliary_targets(train, np.arange(9))  # the shortest game's 9 decisions, black first
     black_owns = np.zeros(64)
     black_owns[_squares(WIPE_OUT_BLACK)] = 1
     for row in range(9):
@@ -98,7 +101,7 @@ def test_targets_follow_the_side_to_move_across_a_pass(wthor_directory, tmp_path
     assert len(expected) == len(pass_rows)
     _check_rows(train, pass_rows, expected)
     # The full board of the pass game: every square owned by one side, none empty.
-    assert (np.abs(train.auxiliary_targets(pass_rows).ownership) == 1).all()
+    assert (np.abs(auxiliary_targets(train, pass_rows).ownership) == 1).all()
 
 
 def test_unfinished_game_scores_its_recorded_result_and_masks_ownership(wthor_directory, tmp_path):
@@ -107,14 +110,14 @@ def test_unfinished_game_scores_its_recorded_result_and_masks_ownership(wthor_di
     rows = np.arange(69, 72)
     assert len(train) == 72
     _check_rows(train, rows, _expected_targets(UNFINISHED, 60, finished=False))
-    assert [int(c) for c in train.auxiliary_targets(rows).score.argmax(axis=1)] == [_bin(60), _bin(-60), _bin(60)]
+    assert [int(c) for c in auxiliary_targets(train, rows).score.argmax(axis=1)] == [_bin(60), _bin(-60), _bin(60)]
 
 
 def test_expected_score_is_the_stored_margin_for_every_row(wthor_directory, tmp_path):
     for options in (DatasetOptions(), DatasetOptions(dedup=True), DatasetOptions(split="random5")):
         build_dataset(wthor_directory, tmp_path / "ds", options, progress=False)
         for split in load_dataset(tmp_path / "ds").splits.values():
-            targets = split.auxiliary_targets(np.arange(len(split)))
+            targets = auxiliary_targets(split, np.arange(len(split)))
             np.testing.assert_allclose(targets.score.sum(axis=1), 1, rtol=1e-6)
             np.testing.assert_allclose(targets.score @ bin_scores().numpy(), np.asarray(split.margins) * 64, atol=1e-4)
 
@@ -132,7 +135,7 @@ def test_merged_rows_average_their_occurrences(wthor_directory, tmp_path):
         matches = np.flatnonzero((train.positions[:, 0] == state.player) & (train.positions[:, 1] == state.opponent))
         assert len(matches) == 1 and train.counts[matches[0]] == 3
         rows.append(int(matches[0]))
-    targets = train.auxiliary_targets(np.array(rows))
+    targets = auxiliary_targets(train, np.array(rows))
     wipe_out = _expected_targets(SHORTEST_GAME, 64, True)
     with_pass = _expected_targets(GAME_WITH_PASS, -8, True)
     for i, sign in ((0, 1), (1, -1)):
@@ -156,7 +159,7 @@ def test_version_2_dataset_has_no_auxiliary_targets_and_is_rebuilt(wthor_directo
     dataset = load_dataset(out)
     assert len(dataset.train) == 72  # still trains networks without the heads
     with pytest.raises(ValueError, match=r"no auxiliary targets; rebuild it \(version 3\).*model.score_head"):
-        dataset.train.auxiliary_targets(np.arange(2))
+        auxiliary_targets(dataset.train, np.arange(2))
     assert not is_current(read_manifest(out), wthor_directory, DatasetOptions())
     rebuilt = ensure_dataset(wthor_directory, out, progress=False)
-    assert rebuilt.manifest["version"] == 3 and rebuilt.train.auxiliary_targets(np.arange(2)).ownership_known.all()
+    assert rebuilt.manifest["version"] == 3 and auxiliary_targets(rebuilt.train, np.arange(2)).ownership_known.all()
