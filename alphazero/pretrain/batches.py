@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alphazero.data.dataset import SupervisedSplit
+from alphazero.data.dataset import OccurrenceFinals, SupervisedSplit
 from alphazero.nn.augment import random_symmetries
 from alphazero.nn.auxiliary import SCORE_BINS, final_margins, ownership_targets, score_bins
 from alphazero.othello.history import HISTORY_PAD
@@ -95,8 +95,11 @@ class AuxiliaryTargets:
 def auxiliary_targets(split: SupervisedSplit, rows: np.ndarray) -> AuxiliaryTargets:
     """The score and ownership targets of `rows` of the split, from their occurrences' final
     boards (`SupervisedSplit.final_boards`)."""
-    finals = split.final_boards(rows)
-    count = len(rows)
+    return targets_of_final_boards(split.final_boards(rows), len(rows))
+
+
+def targets_of_final_boards(finals: OccurrenceFinals, count: int) -> AuxiliaryTargets:
+    """The targets of `count` rows from their occurrences' final boards (`auxiliary_targets`)."""
     # An unfinished game's recorded score is this count of the board where its record stops
     # (alphazero.data.wthor checks it), so its score target is its recorded result; the count
     # gives the empties to the side ahead, so the difference is even.

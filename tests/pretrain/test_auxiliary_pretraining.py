@@ -182,3 +182,27 @@ def test_weights_and_heads_must_agree(overrides, message):
 def test_the_dataclasses_check_too(tmp_path):
     with pytest.raises(ConfigValueError, match=r"pretrain\.ownership_weight"):
         PretrainRootConfig(model=model_preset("tiny"), pretrain=PretrainConfig(ownership_weight=0.5), run=PretrainRunConfig(dir=str(tmp_path)))
+
+
+def test_the_accuracy_bench_scores_the_heads_of_a_checkpoint(workspace):
+    from alphazero.bench.accuracy import main as accuracy
+
+    run_dir = workspace / "bench"
+    PretrainRun(_with_heads(workspace, run_dir, epochs=1), run_dir).run()
+    checkpoint = str(run_dir / "checkpoints" / "latest.pt")
+    for split in (["--years", "1978"], ["--split", "random5", "--dataset-dir", str(workspace / "random5")]):
+        result = accuracy(["--checkpoint", checkpoint, "--data", str(workspace / "wthor"), *split])
+        assert result["score_error"] > 0 and result["score_loss"] > 0 and result["ownership_loss"] > 0
+    plain = workspace / "bench-plain"
+    PretrainRun(tiny_config(workspace, plain, epochs=1), plain).run()
+    result = accuracy(["--checkpoint", str(plain / "checkpoints" / "latest.pt"), "--data", str(workspace / "wthor"), "--years", "1978"])
+    assert "score_error" not in result and "ownership_loss" not in result
+
+
+def test_the_auxiliary_bench_times_both_sides(workspace):
+    from alphazero.bench.auxiliary import main as bench
+
+    result = bench(["--data", str(workspace / "wthor"), "--validation-years", "1978", "--preset", "tiny", "--batch-size", "16",
+                    "--steps", "1", "--repeats", "1"])
+    assert set(result["samples_per_second"]) == {"plain", "heads"} and result["heads_vs_plain"] > 0
+    assert result["batch_preparation_ms"]["heads"] > 0 and result["games"] == 24
