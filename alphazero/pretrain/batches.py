@@ -11,9 +11,9 @@ For a history-reading network (model=seed_cnn_rnn) a batch also carries the prev
 of each row's game (`SupervisedSplit.history`), mapped through the same symmetry as the position.
 
 For a network with auxiliary heads (model.score_head / model.ownership_head) a batch also carries
-KataGo's targets (`auxiliary_targets`, from `SupervisedSplit.final_boards`): the final score's distribution (symmetry
-invariant) and the per-square ownership with its mask, whose squares move with the same symmetry
-as the position (`transform_ownership`). The batch carries the ownership itself rather than the
+KataGo's targets (`auxiliary_targets`, from `SupervisedSplit.final_boards`): the final score's
+distribution (symmetry invariant) and the per-square ownership with its mask, whose squares move
+with the same symmetry as the position (`transform_ownership`). The batch carries the ownership itself rather than the
 final board because a row merged by dedup has a mean ownership, which no single board gives.
 """
 
@@ -36,8 +36,9 @@ HISTORY_MAP = np.concatenate([ACTION_MAP, np.full((NUM_SYMMETRIES, 1), HISTORY_P
 @dataclass
 class Batch:
     """positions uint64[B, 2] (side to move first), moves int64[B] (0..63), values float32[B],
-    history int64[B, K] the previous actions (None unless asked for); the auxiliary targets
-    (None unless asked for) as `alphazero.data.dataset.AuxiliaryTargets` describes them."""
+    history int64[B, K] the previous actions (None unless asked for); score, ownership and
+    ownership_known the auxiliary targets (None unless asked for) as `AuxiliaryTargets` describes
+    them, the ownership under the sample's symmetry."""
 
     positions: np.ndarray
     moves: np.ndarray
