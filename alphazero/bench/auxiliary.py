@@ -51,7 +51,7 @@ def _run(preset: str, heads: bool, data: Path, dataset_dir: Path, run_dir: Path,
         weights = dict(score_weight=RECOMMENDED_SCORE_WEIGHT, ownership_weight=RECOMMENDED_OWNERSHIP_WEIGHT)
     pretrain = PretrainConfig(
         wthor_dir=str(data), dataset_dir=str(dataset_dir), batch_size=args.batch_size, precision=args.precision, threads=1,
-        validation_years=args.validation_years, validation_positions=256, progress=False, **weights,
+        validation_years=args.validation_years, dedup=args.dedup, validation_positions=256, progress=False, **weights,
     )
     run = PretrainRun(PretrainRootConfig(model=model, pretrain=pretrain, run=PretrainRunConfig(dir=str(run_dir))), run_dir)
     run._setup()
@@ -99,6 +99,7 @@ def main(argv):
     parser.add_argument("--data", type=Path, default=DEFAULT_WTHOR_DIR, help="directory with WTH_*.wtb files")
     parser.add_argument("--dataset-dir", type=Path, default=None, help="dataset directory (default: a temporary one, removed)")
     parser.add_argument("--validation-years", type=int, nargs="+", default=[2018], help="the dataset's validation years (default 2018)")
+    parser.add_argument("--dedup", action="store_true", help="the de-duplicated dataset (merged rows average their games' targets)")
     parser.add_argument("--preset", default="small", help="model preset (default small)")
     parser.add_argument("--batch-size", type=int, default=512)
     parser.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "auto"])
@@ -128,6 +129,7 @@ def main(argv):
     rate = {name: args.batch_size / best for name, (best, _) in step_seconds.items()}
     return {
         "preset": args.preset,
+        "dedup": args.dedup,
         "batch_size": args.batch_size,
         "precision": args.precision,
         "clock": args.clock,
