@@ -11,7 +11,9 @@ recorded orientation (no augmentation), scored by
 mean -log p(expert move), value MSE against the target and the value's sign accuracy on decided
 games. The value target defaults to the one the checkpoint was pretrained on (recorded in it),
 else the game outcome. A network that reads the game's history (model=seed_cnn_rnn) gets the
-previous actions of each position's game.
+previous actions of each position's game. A network with KataGo's auxiliary heads is also scored
+on them: `score_loss`, `score_error` (mean |predicted - final| score in discs) and
+`ownership_loss` (alphazero.pretrain.accuracy.pretraining_auxiliary_losses).
 
 `--precision bf16` scores the network in bf16 (`pretrain.accuracy.inference_forward`), fp32 by
 default. `--against fp32` (with `--precision bf16`, or the other way) also evaluates every
@@ -28,37 +30,49 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from alphazero.data.dataset import MARGIN_SCALE, decision_plies, ensure_dataset, expand_positions, game_action_table
+from alphazero.data.dataset import MARGIN_SCALE, GameFinals, OccurrenceFinals, decision_plies, ensure_dataset, expand_positions, game_action_table
 from alphazero.data.wthor import read_wthor_directory, replay_database
 from alphazero.nn.model import count_parameters
 from alphazero.othello.history import history_windows
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_weights
 from alphazero.nn.inference import NetworkEvaluator, resolve_device
 from alphazero.pretrain.accuracy import evaluate_accuracy
+from alphazero.pretrain.batches import auxiliary_targets, targets_of_final_boards
 from alphazero.pretrain.config import DEFAULT_WTHOR_DIR, VALUE_TARGETS, PretrainConfig
 
 
-def expert_positions(data: Path, years: list[int], history: int = 0):
+def expert_positions(data: Path, years: list[int], history: int = 0, auxiliary: bool = False):
     """(positions uint64[N, 2], moves int64[N], outcomes float32[N], margins float32[N], games,
-    history uint8[N, history] or None)."""
+    history uint8[N, history] or None, auxiliary targets (score, ownership, ownership_known) or
+    None)."""
     replay = replay_database(read_wthor_directory(data, years))
     positions, moves, margins, games = expand_positions(replay.actions, replay.num_plies, replay.black_margin, replay.usable)
-    windows = None
-    if history:
+    windows = targets = None
+    if history or auxiliary:
         plies = decision_plies(replay.actions, replay.num_plies, replay.usable)
-        windows = history_windows(game_action_table(replay.actions), games, plies, history)
+        table = game_action_table(replay.actions)
+        if history:
+            windows = history_windows(table, games, plies, history)
+        if auxiliary:
+            boards, finished = GameFinals.of(table).from_side_to_move(games, plies)
+            targets = _as_tuple(targets_of_final_boards(OccurrenceFinals(boards, finished, np.arange(len(moves))), len(moves)))
     margins = margins.astype(np.float32)
-    return positions, moves.astype(np.int64), np.sign(margins), margins / MARGIN_SCALE, int(replay.usable.sum()), windows
+    return positions, moves.astype(np.int64), np.sign(margins), margins / MARGIN_SCALE, int(replay.usable.sum()), windows, targets
 
 
-def random5_positions(data: Path, dataset_dir: str, seed: int, history: int = 0):
+def _as_tuple(targets) -> tuple:
+    return targets.score, targets.ownership, targets.ownership_known
+
+
+def random5_positions(data: Path, dataset_dir: str, seed: int, history: int = 0, auxiliary: bool = False):
     """The same tuple for the validation split of the random5 dataset (games: distinct games
     its rows come from)."""
     settings = PretrainConfig(wthor_dir=str(data), dataset_dir=dataset_dir, split="random5", split_seed=seed)
     dataset = ensure_dataset(settings.resolved_wthor_dir(), settings.resolved_dataset_dir(), settings.dataset_options(), progress=False)
     split = dataset.validation
     windows = split.history(np.arange(len(split)), history) if history else None
-    return split.positions, np.asarray(split.moves, dtype=np.int64), split.values, split.margins, len(np.unique(split.game)), windows
+    targets = _as_tuple(auxiliary_targets(split, np.arange(len(split)))) if auxiliary else None
+    return split.positions, np.asarray(split.moves, dtype=np.int64), split.values, split.margins, len(np.unique(split.game)), windows, targets
 
 
 def precision_agreement(net, positions: np.ndarray, precision: str, against: str, device, batch_size: int) -> dict:
@@ -123,20 +137,21 @@ def main(argv):
     net = net.to(device).eval()
     value_target = args.value_target or checkpoint.extra.get("value_target", "outcome")
 
-    history = checkpoint.model_config.history
+    history, heads = checkpoint.model_config.history, checkpoint.model_config.auxiliary_heads
     if args.split == "year":
-        positions, moves, outcomes, margins, games, windows = expert_positions(args.data, args.years, history)
+        positions, moves, outcomes, margins, games, windows, targets = expert_positions(args.data, args.years, history, heads)
     else:
-        positions, moves, outcomes, margins, games, windows = random5_positions(args.data, args.dataset_dir, args.split_seed, history)
+        positions, moves, outcomes, margins, games, windows, targets = random5_positions(args.data, args.dataset_dir, args.split_seed, history, heads)
     available = len(moves)
     if args.positions and args.positions < available:
         rows = np.sort(np.random.default_rng(args.sample_seed).choice(available, args.positions, replace=False))
         positions, moves, outcomes, margins = positions[rows], moves[rows], outcomes[rows], margins[rows]
         windows = None if windows is None else windows[rows]
+        targets = None if targets is None else tuple(t[rows] for t in targets)
     start = time.perf_counter()
     report = evaluate_accuracy(
         net, positions, moves, outcomes if value_target == "outcome" else margins, batch_size=args.batch_size, device=device, history=windows,
-        precision=args.precision,
+        precision=args.precision, auxiliary=targets,
     )
     seconds = time.perf_counter() - start
     agreement = precision_agreement(net, positions, args.precision, args.against, device, args.batch_size) if args.against else None

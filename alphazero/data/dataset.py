@@ -15,10 +15,28 @@ usable and how unfinished games are treated: their outcome is the recorded score
                            occurrence in database order)
   ply        uint8[N]      index of the row's decision in that game's actions
 
+with `dedup` also the occurrences each row stands for (version 3), in row order, `counts[i]` of
+them for row i:
+
+  occurrence_game  int32[sum(counts)]  the game of each occurrence
+  occurrence_ply   uint8[sum(counts)]  the index of its decision in that game
+
 and, shared by the splits, `game_actions.npy` uint8[G, MAX_PLIES]: every game of the database
 with explicit passes (64), 255 after its end. `history(split, rows, K)` turns (game, ply) into the
 previous K actions that history-reading networks (model=seed_cnn_rnn) take; 5 bytes a row and
 7 MB for the table, so it is always built.
+
+KataGo's auxiliary targets (alphazero.nn.auxiliary: the final score and the final ownership, from
+the side to move's view) are not stored: `SupervisedSplit.final_boards` gives each row's final
+boards at batch time from each occurrence's game, replayed to its end once when the dataset is
+loaded (`game_final_boards`, ~0.2 s for the whole database), and alphazero.pretrain.batches
+turns them into targets. A row's final board is its game's last board, the colour to move in the
+row's position first (black moves at even plies: passes are explicit in the actions). A row merged by `dedup` averages over its occurrences: the score target
+is the distribution of their final scores, the ownership target the mean of their ownerships
+(the losses are linear in the target, so this is the loss the un-merged rows would give). An
+unfinished game's last board is not its end: its score target is the recorded score (which
+`wthor` has checked equals the count where the record stops, so it is even) and its ownership is
+unknown (masked out).
 
 Decisions made here, on purpose:
 - Forced passes are skipped: the side to move had no choice, so there is no move to predict.
@@ -55,12 +73,15 @@ from numba import njit
 
 from alphazero.atomic import write_atomic
 from alphazero.data.wthor import WthorReplay, read_wthor_directory, replay_database, wtb_paths
-from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, make_move
+from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves, make_move
 from alphazero.othello.history import history_windows
 
 FORMAT = "alphazero-wthor-supervised"
-VERSION = 2  # 2: game/ply per row and game_actions.npy (the move history); 1 is read without them
-READABLE_VERSIONS = (1, 2)
+# 2: game/ply per row and game_actions.npy (the move history); 1 is read without them.
+# 3: with dedup, each row's occurrences (the auxiliary targets' average); 2 is read without
+#    auxiliary targets (and rebuilt by ensure_dataset).
+VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 MANIFEST = "manifest.json"
 SPLITS = ("train", "validation")
 SPLIT_KINDS = ("year", "random5")
@@ -78,6 +99,8 @@ ARRAY_DTYPES = {
     "ply": np.uint8,
 }
 HISTORY_ARRAYS = ("game", "ply")  # absent from version-1 datasets
+OCCURRENCE_DTYPES = {"occurrence_game": np.int32, "occurrence_ply": np.uint8}  # dedup, version 3
+AUXILIARY_VERSION = 3  # the first version whose rows all lead to their occurrences' final boards
 
 
 @dataclass(frozen=True)
@@ -119,6 +142,74 @@ class DatasetOptions:
         return out
 
 
+@njit(cache=True)
+def game_final_boards(game_actions):
+    """Replay every game of a `game_actions` table (uint8[G, T], explicit passes, NO_ACTION after
+    the end) to its last recorded action.
+
+    Returns black uint64[G] and white uint64[G], the discs of each colour on that last board, and
+    finished bool[G], whether neither side can move there (the game's true end; an unfinished
+    WTHOR game stops earlier)."""
+    count = game_actions.shape[0]
+    black = np.empty(count, dtype=np.uint64)
+    white = np.empty(count, dtype=np.uint64)
+    finished = np.empty(count, dtype=np.bool_)
+    for g in range(count):
+        player, opponent = START_BLACK, START_WHITE
+        black_to_move = True
+        for t in range(game_actions.shape[1]):
+            action = game_actions[g, t]
+            if action == NO_ACTION:
+                break
+            player, opponent = make_move(player, opponent, np.int64(action))
+            black_to_move = not black_to_move
+        black[g] = player if black_to_move else opponent
+        white[g] = opponent if black_to_move else player
+        finished[g] = legal_moves(player, opponent) == 0 and legal_moves(opponent, player) == 0
+    return black, white, finished
+
+
+@dataclass(frozen=True)
+class GameFinals:
+    """Every game's last board (`game_final_boards`), shared by the splits of a dataset."""
+
+    black: np.ndarray
+    white: np.ndarray
+    finished: np.ndarray
+
+    @classmethod
+    def of(cls, game_actions: np.ndarray) -> "GameFinals":
+        return cls(*game_final_boards(np.ascontiguousarray(game_actions)))
+
+    def from_side_to_move(self, game: np.ndarray, ply: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(final boards uint64[n, 2] of the decisions (game, ply) from the side to move's view:
+        the final discs of the colour to move at that ply, then the other colour's; finished
+        bool[n]). Black moves at even plies (passes are explicit)."""
+        game = np.asarray(game, dtype=np.int64)
+        black_to_move = (np.asarray(ply) % 2) == 0
+        black, white = self.black[game], self.white[game]
+        boards = np.stack([np.where(black_to_move, black, white), np.where(black_to_move, white, black)], axis=1)
+        return boards, self.finished[game]
+
+
+@dataclass
+class OccurrenceFinals:
+    """The final boards behind a set of rows, one per occurrence (a row merged by dedup has
+    several; any other row one, its own decision).
+
+    boards:   uint64[m, 2] each occurrence's final board from its side to move's view (the final
+              discs of the colour to move in the row's position, then the other colour's).
+    finished: bool[m] whether that board is the game's end (False: an unfinished WTHOR game, whose
+              board is where the record stops and whose recorded score is that board's count).
+    row:      int64[m] which of the asked rows each occurrence belongs to (nondecreasing; every
+              row has at least one).
+    """
+
+    boards: np.ndarray
+    finished: np.ndarray
+    row: np.ndarray
+
+
 @dataclass
 class SupervisedSplit:
     """One split's arrays (memory-mapped when loaded with mmap=True); shapes in the module doc."""
@@ -131,9 +222,32 @@ class SupervisedSplit:
     game: np.ndarray | None = None  # None in a version-1 dataset
     ply: np.ndarray | None = None
     game_actions: np.ndarray | None = None  # the dataset's shared table
+    occurrence_game: np.ndarray | None = None  # with dedup (version 3): the occurrences of the rows
+    occurrence_ply: np.ndarray | None = None
+    occurrence_start: np.ndarray | None = None  # int64[N]: row i's first occurrence (cumulated counts)
+    finals: GameFinals | None = None  # every game's last board (version 3)
 
     def __len__(self) -> int:
         return len(self.moves)
+
+    def final_boards(self, rows: np.ndarray) -> OccurrenceFinals:
+        """The final boards of `rows`' occurrences (module doc: each occurrence's game replayed to
+        its last recorded action); alphazero.pretrain.batches turns them into the targets."""
+        if self.finals is None:
+            raise ValueError(
+                f"this dataset (version < {AUXILIARY_VERSION}) has no auxiliary targets; rebuild it (version {VERSION}) to train "
+                "networks with a score or ownership head (model.score_head / model.ownership_head)"
+            )
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.occurrence_game is None:  # one occurrence per row: the row's own decision
+            boards, finished = self.finals.from_side_to_move(self.game[rows], self.ply[rows])
+            return OccurrenceFinals(boards, finished, np.arange(len(rows)))
+        counts = np.asarray(self.counts[rows], dtype=np.int64)
+        owner = np.repeat(np.arange(len(rows)), counts)
+        first = np.cumsum(counts) - counts
+        index = np.repeat(self.occurrence_start[rows], counts) + (np.arange(len(owner)) - first[owner])
+        boards, finished = self.finals.from_side_to_move(self.occurrence_game[index], self.occurrence_ply[index])
+        return OccurrenceFinals(boards, finished, owner)
 
     def history(self, rows: np.ndarray, length: int) -> np.ndarray:
         """uint8[len(rows), length]: the `length` actions before each row's position, oldest
@@ -255,15 +369,21 @@ def random_holdout(positions: np.ndarray, fraction: float, seed: int) -> np.ndar
     return held[position_id]
 
 
-def deduplicate(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def deduplicate(rows: dict[str, np.ndarray], with_occurrences: bool = False):
     """Merge rows with the same (position, move): mean value and margin, summed counts; any other
     array (game, ply) is taken from the group's first row in the input order.
 
     Rows come out sorted by (player, opponent, move); training samples them at random anyway.
+    With `with_occurrences`, returns (merged rows, occurrences): occurrences["occurrence_game"] and
+    ["occurrence_ply"] list the (game, ply) of every input row grouped by merged row, in merged
+    row order (row i's are the counts[i] after those of rows < i); the input rows must then each
+    stand for one decision (counts 1) and carry game and ply.
     """
     positions, moves = rows["positions"], rows["moves"]
+    if with_occurrences and np.any(rows["counts"] != 1):
+        raise ValueError("deduplicate(with_occurrences=True) needs rows of one decision each (counts 1)")
     if len(moves) == 0:
-        return rows
+        return (rows, _occurrences(rows, slice(None))) if with_occurrences else rows
     order = np.lexsort((moves, positions[:, 1], positions[:, 0]))
     p0, p1, mv = positions[order, 0], positions[order, 1], moves[order]
     new_group = np.ones(len(order), dtype=bool)
@@ -284,7 +404,19 @@ def deduplicate(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     }
     for name in rows.keys() - merged.keys():
         merged[name] = rows[name][order[starts]]  # lexsort is stable: the first occurrence
-    return merged
+    return (merged, _occurrences(rows, order)) if with_occurrences else merged
+
+
+def _occurrences(rows: dict[str, np.ndarray], order) -> dict[str, np.ndarray]:
+    return {"occurrence_game": rows["game"][order], "occurrence_ply": rows["ply"][order]}
+
+
+def select_rows(rows: dict[str, np.ndarray], occurrences: dict[str, np.ndarray], keep: np.ndarray):
+    """(rows[keep], their occurrences): the subset of a deduplicated split with its occurrence
+    lists, still in row order."""
+    counts = rows["counts"].astype(np.int64)
+    keep_occurrence = np.repeat(keep, counts)
+    return {k: v[keep] for k, v in rows.items()}, {k: v[keep_occurrence] for k, v in occurrences.items()}
 
 
 def input_fingerprint(wthor_dir: str | os.PathLike) -> list[dict]:
@@ -344,9 +476,9 @@ def write_dataset(
 
     if options.split == "random5":
         # De-duplicate over the whole database first, then hold out distinct positions.
-        everything = deduplicate(_rows(positions[keep], moves[keep], margins[keep], games[keep], plies[keep]))
+        everything, occurrences = deduplicate(_rows(positions[keep], moves[keep], margins[keep], games[keep], plies[keep]), with_occurrences=True)
         held = random_holdout(everything["positions"], RANDOM_HOLDOUT, options.split_seed)
-        parts = [("train", {k: v[~held] for k, v in everything.items()}), ("validation", {k: v[held] for k, v in everything.items()})]
+        parts = [("train", select_rows(everything, occurrences, ~held)), ("validation", select_rows(everything, occurrences, held))]
     else:
         is_validation = np.isin(database.year[games], np.array(options.validation_years, dtype=np.uint16))
         parts = [("train", keep & ~is_validation), ("validation", keep & is_validation)]
@@ -354,18 +486,20 @@ def write_dataset(
     split_info = {}
     for split, part in parts:
         steps.set_postfix_str(f"{split}: rows")
-        if isinstance(part, dict):
-            rows = part
+        occurrences = {}
+        if isinstance(part, tuple):
+            rows, occurrences = part
             source_rows = int(rows["counts"].sum())
         else:
             rows = _rows(positions[part], moves[part], margins[part], games[part], plies[part])
             source_rows = int(part.sum())
             if options.dedup:
-                rows = deduplicate(rows)
+                rows, occurrences = deduplicate(rows, with_occurrences=True)
         steps.update()
         steps.set_postfix_str(f"{split}: writing")
-        for name, array in rows.items():
-            array = np.ascontiguousarray(array, dtype=ARRAY_DTYPES[name])
+        dtypes = {**ARRAY_DTYPES, **OCCURRENCE_DTYPES}
+        for name, array in {**rows, **occurrences}.items():
+            array = np.ascontiguousarray(array, dtype=dtypes[name])
             write_atomic(_array_path(out_dir, split, name), lambda handle, a=array: np.save(handle, a))
         split_games = np.unique(rows["game"]) if options.split == "random5" else np.unique(games[part])
         split_info[split] = {
@@ -384,7 +518,7 @@ def write_dataset(
         "inputs": inputs,
         "games": replay.counts(),
         "splits": split_info,
-        "arrays": {name: np.dtype(dtype).name for name, dtype in ARRAY_DTYPES.items()},
+        "arrays": {name: np.dtype(dtype).name for name, dtype in (ARRAY_DTYPES | (OCCURRENCE_DTYPES if options.dedup else {})).items()},
         "margin_scale": MARGIN_SCALE,
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "build_seconds": round(time.perf_counter() - started, 3),
@@ -422,20 +556,30 @@ def load_dataset(directory: str | os.PathLike, mmap: bool = True) -> SupervisedD
     if version not in READABLE_VERSIONS:
         raise ValueError(f"{directory / MANIFEST}: dataset version {version}, this code reads versions {READABLE_VERSIONS}: rebuild it")
     game_actions = np.load(directory / GAME_ACTIONS, mmap_mode="r" if mmap else None) if version >= 2 else None
+    finals = GameFinals.of(game_actions) if version >= AUXILIARY_VERSION else None
+    with_occurrences = version >= AUXILIARY_VERSION and manifest.get("options", {}).get("dedup", False)
     splits = {}
     for split in SPLITS:
-        arrays = {"game_actions": game_actions}
+        arrays = {"game_actions": game_actions, "finals": finals}
         for name, dtype in ARRAY_DTYPES.items():
             if version < 2 and name in HISTORY_ARRAYS:
                 continue
-            path = _array_path(directory, split, name)
-            array = np.load(path, mmap_mode="r" if mmap else None)
-            expected = manifest["splits"][split]["rows"]
-            if array.dtype != dtype or len(array) != expected:
-                raise ValueError(f"{path}: {array.dtype}[{len(array)}], the manifest expects {np.dtype(dtype).name}[{expected}]")
-            arrays[name] = array
+            arrays[name] = _load_array(directory, split, name, dtype, manifest["splits"][split]["rows"], mmap)
+        if with_occurrences:
+            counts = np.asarray(arrays["counts"], dtype=np.int64)
+            for name, dtype in OCCURRENCE_DTYPES.items():
+                arrays[name] = _load_array(directory, split, name, dtype, int(counts.sum()), mmap)
+            arrays["occurrence_start"] = np.cumsum(counts) - counts
         splits[split] = SupervisedSplit(**arrays)
     return SupervisedDataset(directory, manifest, splits)
+
+
+def _load_array(directory: Path, split: str, name: str, dtype, expected: int, mmap: bool) -> np.ndarray:
+    path = _array_path(directory, split, name)
+    array = np.load(path, mmap_mode="r" if mmap else None)
+    if array.dtype != dtype or len(array) != expected:
+        raise ValueError(f"{path}: {array.dtype}[{len(array)}], the manifest expects {np.dtype(dtype).name}[{expected}]")
+    return array
 
 
 def ensure_dataset(

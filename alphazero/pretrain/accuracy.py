@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
+from alphazero.nn.auxiliary import bin_scores, expected_score
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.model import fuse_for_inference, masked_log_softmax
 from alphazero.othello.symmetry import ACTION_MAP, NUM_SYMMETRIES, transform_positions
@@ -34,6 +35,13 @@ class AccuracyReport:
                              on all 8 symmetries ranks them by noise. On WTHOR 2018 such twins
                              exist for 2.3% of the positions, so top1 can move by up to ~2 points
                              between two nearly identical networks; top1_symmetric does not.
+    score_loss:              with a score head: mean cross-entropy of the predicted final score
+                             distribution against the target's (`pretraining_auxiliary_losses`).
+    score_error:             with a score head: mean |predicted mean score - target mean score|,
+                             in discs.
+    ownership_loss:          with an ownership head: mean per-square binary cross-entropy over
+                             the positions whose game's end is known.
+    The three are NaN without their head and left out of `as_dict` then.
     """
 
     positions: int
@@ -43,11 +51,21 @@ class AccuracyReport:
     value_mse: float
     value_sign_accuracy: float
     top1_symmetric: float = float("nan")
+    score_loss: float = float("nan")
+    score_error: float = float("nan")
+    ownership_loss: float = float("nan")
 
     def as_dict(self, digits: int = 4) -> dict:
         """Rounded floats; NaN (no decided game to score the value sign on) becomes None, so the
-        dict stays valid JSON."""
-        return {k: (None if v != v else round(v, digits)) if isinstance(v, float) else v for k, v in asdict(self).items()}
+        dict stays valid JSON; the auxiliary measures are left out when not measured."""
+        return {
+            k: (None if v != v else round(v, digits)) if isinstance(v, float) else v
+            for k, v in asdict(self).items()
+            if not (k in AUXILIARY_MEASURES and v != v)
+        }
+
+
+AUXILIARY_MEASURES = ("score_loss", "score_error", "ownership_loss")
 
 
 @dataclass
@@ -59,6 +77,36 @@ class _Sums:
     sign_hits: float = 0.0
     decided: int = 0
     top1_symmetric: float = 0.0
+    score: float = 0.0
+    score_error: float = 0.0
+    ownership: float = 0.0  # summed over rows with a known end
+    ownership_known: float = 0.0
+
+
+def pretraining_auxiliary_losses(score_logits, ownership_logits, score_targets, ownership, ownership_known) -> dict:
+    """The auxiliary loss terms (0-d tensors) of the heads a network has, against the supervised
+    dataset's targets (alphazero.data.dataset.AuxiliaryTargets):
+
+    - "score": cross-entropy of the score logits against the target distribution (one-hot for a
+      row of one game, so then exactly alphazero.nn.auxiliary.score_loss); "score_error": the mean
+      absolute difference of the predicted and the target mean score, in discs (not trained on);
+    - "ownership": alphazero.nn.auxiliary's per-square binary cross-entropy against
+      (1 + ownership) / 2, averaged over the rows whose game's end is known (a batch without any
+      gives 0, and no gradient).
+    """
+    terms = {}
+    if score_logits is not None:
+        terms["score"] = torch.nn.functional.cross_entropy(score_logits.float(), score_targets)
+        with torch.no_grad():
+            scores = bin_scores().to(score_logits.device)
+            terms["score_error"] = (expected_score(score_logits) - score_targets @ scores).abs().mean()
+    if ownership_logits is not None:
+        per_row = torch.nn.functional.binary_cross_entropy_with_logits(
+            ownership_logits.float(), (1.0 + ownership.float()) * 0.5, reduction="none"
+        ).mean(dim=1)
+        known = ownership_known.float()
+        terms["ownership"] = (per_row * known).sum() / known.sum().clamp(min=1.0)
+    return terms
 
 
 def symmetric_hits(positions: np.ndarray, predicted: np.ndarray, moves: np.ndarray) -> np.ndarray:
@@ -90,22 +138,28 @@ def batch_statistics(logits: torch.Tensor, values: torch.Tensor, legal: torch.Te
     }
 
 
-def inference_forward(net: torch.nn.Module, precision: str, device):
+def inference_forward(net: torch.nn.Module, precision: str, device, auxiliary: bool = False):
     """forward(planes float32, history or None) -> (logits, values) of `net` (in eval mode) in
     `precision`: "fp32" the network itself; "bf16" on a CPU a batch-norm-folded copy with bf16
     weights fed bf16 planes (the arithmetic of NetworkEvaluator's bf16 path), on CUDA (and for
-    networks that read the game's history) bf16 autocast."""
+    networks that read the game's history) bf16 autocast. With `auxiliary` (a network with
+    auxiliary heads, which reads no history) -> (logits, values, score_logits, ownership_logits)."""
     device = torch.device(device)
     if precision == "fp32":
+        if auxiliary:
+            return lambda planes, history=None: net(planes, auxiliary=True)
         return lambda planes, history=None: net(planes) if history is None else net(planes, history)
     if precision != "bf16":
         raise ValueError(f"accuracy precision must be fp32 or bf16, got {precision!r}")
     if device.type == "cpu" and not net.cfg.needs_history:
         model = fuse_for_inference(net).to(dtype=torch.bfloat16, memory_format=torch.channels_last)
-        return lambda planes, history=None: model(planes.to(torch.bfloat16).contiguous(memory_format=torch.channels_last))
+        extra = {"auxiliary": True} if auxiliary else {}
+        return lambda planes, history=None: model(planes.to(torch.bfloat16).contiguous(memory_format=torch.channels_last), **extra)
 
     def forward(planes, history=None):
         with torch.autocast(device_type=device.type, dtype=torch.bfloat16):
+            if auxiliary:
+                return net(planes, auxiliary=True)
             return net(planes) if history is None else net(planes, history)
 
     return forward
@@ -114,12 +168,14 @@ def inference_forward(net: torch.nn.Module, precision: str, device):
 @torch.no_grad()
 def evaluate_accuracy(
     net: torch.nn.Module, positions: np.ndarray, moves: np.ndarray, targets: np.ndarray, batch_size: int = 2048, device="cpu", history: np.ndarray | None = None,
-    precision: str = "fp32",
+    precision: str = "fp32", auxiliary: tuple | None = None,
 ) -> AccuracyReport:
     """Score `net` on positions uint64[N, 2] with expert moves int[N] and value targets float[N];
     `history` int[N, K] (the previous actions of each position's game) is passed to networks that
     read it (model=seed_cnn_rnn) and must then be given. `precision`: fp32 or bf16 (see
-    `inference_forward`); the statistics are computed in float32 either way.
+    `inference_forward`); the statistics are computed in float32 either way. `auxiliary`: the
+    targets (score float[N, 65], ownership float[N, 64], ownership_known bool[N]) of a network with
+    auxiliary heads, whose losses the report then carries (`pretraining_auxiliary_losses`).
 
     The network is put in eval mode for the call and restored to its previous mode after.
     """
@@ -129,7 +185,8 @@ def evaluate_accuracy(
         raise ValueError("no positions to evaluate")
     was_training = net.training
     net.eval()
-    forward = inference_forward(net, precision, device)
+    forward = inference_forward(net, precision, device, auxiliary=auxiliary is not None)
+    score_logits = ownership_logits = None
     sums = _Sums()
     try:
         for start in range(0, len(moves), batch_size):
@@ -138,6 +195,9 @@ def evaluate_accuracy(
             if history is not None:
                 window = torch.from_numpy(np.asarray(history[start:stop], dtype=np.int64)).to(device)
                 logits, values = forward(torch.from_numpy(planes).to(device), window)
+            elif auxiliary is not None:
+                logits, values, score_logits, ownership_logits = forward(torch.from_numpy(planes).to(device))
+                _add_auxiliary(sums, score_logits, ownership_logits, [a[start:stop] for a in auxiliary])
             else:
                 logits, values = forward(torch.from_numpy(planes).to(device))
             stats = batch_statistics(
@@ -162,4 +222,23 @@ def evaluate_accuracy(
         value_mse=sums.squared_error / n,
         value_sign_accuracy=sums.sign_hits / sums.decided if sums.decided else float("nan"),
         top1_symmetric=sums.top1_symmetric / n,
+        score_loss=sums.score / n if score_logits is not None else float("nan"),
+        score_error=sums.score_error / n if score_logits is not None else float("nan"),
+        ownership_loss=sums.ownership / max(sums.ownership_known, 1.0) if ownership_logits is not None else float("nan"),
     )
+
+
+def _add_auxiliary(sums: _Sums, score_logits, ownership_logits, targets) -> None:
+    """Add one evaluation batch's auxiliary loss sums (means times the rows they average over)."""
+    score, ownership, known = (torch.from_numpy(np.asarray(a)) for a in targets)
+    terms = pretraining_auxiliary_losses(
+        None if score_logits is None else score_logits.float().cpu(), None if ownership_logits is None else ownership_logits.float().cpu(),
+        score, ownership, known,
+    )
+    if "score" in terms:
+        sums.score += terms["score"].item() * len(score)
+        sums.score_error += terms["score_error"].item() * len(score)
+    if "ownership" in terms:
+        rows = float(known.sum())
+        sums.ownership += terms["ownership"].item() * rows
+        sums.ownership_known += rows

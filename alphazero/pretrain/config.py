@@ -22,7 +22,7 @@ from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, Data
 from alphazero.nn.config import MEMORY_FORMATS, ModelConfig
 from alphazero.pretrain.batches import FIXED_BOARD_MOVES
 from alphazero.train.config import TrainConfig
-from alphazero.validation import require, require_choice
+from alphazero.validation import ConfigValueError, require, require_choice
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_WTHOR_DIR = REPO_ROOT.parent / "shared" / "data" / "wthor"
@@ -86,6 +86,19 @@ class PretrainConfig:
                         by noise; "mapped" maps the move like any other (the behaviour before
                         2026-11-26). Play is the same either way; plain top-1 on WTHOR is not
                         (~1.7 points of it are the start position). See batches.augment.
+    score_weight:       weight of KataGo's auxiliary score loss (cross-entropy of the final disc
+                        difference's distribution, alphazero.nn.auxiliary) in the total loss; > 0
+                        exactly when the network has the head (model.score_head=true). With the
+                        head we use 0.1 (RECOMMENDED_SCORE_WEIGHT), as train.score_weight: the
+                        cross-entropy starts at ~4.2 (log 65) and stays high early in a game, so
+                        0.1 keeps it below a quarter of the policy term it is there to help.
+    ownership_weight:   weight of the auxiliary ownership loss (per-square binary cross-entropy,
+                        masked where the game's end is unknown); > 0 exactly when
+                        model.ownership_head=true. With the head we use 0.5
+                        (RECOMMENDED_OWNERSHIP_WEIGHT), as train.ownership_weight: half the value
+                        weight, since an Othello square changes hands often until late.
+                        Validation then reports `score_loss`, `score_error` (mean absolute error
+                        of the predicted mean score, in discs) and `ownership_loss`.
     best_metric:        the validation measure that picks `best.pt`: "top1_symmetric" (default),
                         "top1", "top3" or "policy_loss" (lowest wins). Not plain top1 by default:
                         WTHOR writes every game from f5, and a network trained on all 8 symmetries
@@ -122,6 +135,8 @@ class PretrainConfig:
     lr_total_steps: int = 0
     lr_min_factor: float = 0.02
     grad_clip: float = 5.0
+    score_weight: float = 0.0  # > 0 exactly with model.score_head (0.1 recommended)
+    ownership_weight: float = 0.0  # > 0 exactly with model.ownership_head (0.5 recommended)
     device: str = "auto"
     mixed_precision: bool = True  # bf16 autocast on CUDA (with precision=auto)
     precision: str = "auto"  # auto (measured on a CPU), fp32 or bf16
@@ -154,6 +169,8 @@ class PretrainConfig:
         require(0 <= self.lr_min_factor <= 1, "pretrain.lr_min_factor", self.lr_min_factor, "in [0, 1]")
         require(self.grad_clip >= 0, "pretrain.grad_clip", self.grad_clip, ">= 0")
         require(self.value_loss_weight >= 0, "pretrain.value_loss_weight", self.value_loss_weight, ">= 0")
+        require(self.score_weight >= 0, "pretrain.score_weight", self.score_weight, ">= 0")
+        require(self.ownership_weight >= 0, "pretrain.ownership_weight", self.ownership_weight, ">= 0")
         require(0 <= self.distill_weight <= 1, "pretrain.distill_weight", self.distill_weight, "in [0, 1]")
         require(self.distill_temperature > 0, "pretrain.distill_temperature", self.distill_temperature, "> 0")
         require(self.threads >= 1, "pretrain.threads", self.threads, ">= 1")
@@ -230,11 +247,39 @@ class PretrainRunConfig:
         require(self.max_steps >= 0, "run.max_steps", self.max_steps, ">= 0")
 
 
+# The auxiliary loss weights to use with the heads on (PretrainConfig.score_weight says why); the
+# same as self-play training's.
+RECOMMENDED_SCORE_WEIGHT = 0.1
+RECOMMENDED_OWNERSHIP_WEIGHT = 0.5
+
+
+def check_auxiliary_weights(model: ModelConfig, pretrain: PretrainConfig) -> None:
+    """A head is trained exactly when its loss weight is positive: a weight without its head would
+    train nothing, and a head without weight would stay random in every checkpoint. One message
+    naming the key to change."""
+    for name, head, weight, recommended in (
+        ("score", model.score_head, pretrain.score_weight, RECOMMENDED_SCORE_WEIGHT),
+        ("ownership", model.ownership_head, pretrain.ownership_weight, RECOMMENDED_OWNERSHIP_WEIGHT),
+    ):
+        if weight > 0 and not head:
+            raise ConfigValueError(
+                f"pretrain.{name}_weight={weight:g} but the network has no {name} head: set model.{name}_head=true, or pretrain.{name}_weight=0"
+            )
+        if head and weight == 0:
+            raise ConfigValueError(
+                f"model.{name}_head=true but pretrain.{name}_weight=0 would leave the head untrained: set "
+                f"pretrain.{name}_weight (e.g. {recommended:g}), or model.{name}_head=false"
+            )
+
+
 @dataclass
 class PretrainRootConfig:
     model: ModelConfig = field(default_factory=ModelConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     run: PretrainRunConfig = field(default_factory=PretrainRunConfig)
+
+    def __post_init__(self):
+        check_auxiliary_weights(self.model, self.pretrain)
 
 
 def register_pretrain_configs() -> None:

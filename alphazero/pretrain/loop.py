@@ -42,7 +42,7 @@ from alphazero.nn.inference import resolve_device
 from alphazero.nn import precision as precisions
 from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_entropy, training_memory_format
 from alphazero.pretrain import batches
-from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy
+from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy, pretraining_auxiliary_losses
 from alphazero.pretrain.config import BEST_METRICS, PretrainRootConfig, to_yaml
 from alphazero.train.loop import StopRequest, restore_rng, rng_state, seed_everything
 from alphazero.train.run_dir import RunDirectoryError, RunLock, lock_holder, setup_logging
@@ -116,9 +116,12 @@ class PretrainRun:
             )
         self.train_targets = batches.value_targets(self.train_split, pre.value_target)
         self.history = cfg.model.history  # previous actions per sample (history-reading networks only)
+        self.auxiliary = cfg.model.auxiliary_heads  # KataGo's score / ownership targets per sample
         self.steps_per_epoch = batches.steps_per_epoch(len(self.train_split), pre.batch_size)
         rows = _validation_rows(len(self.dataset.validation), pre.validation_positions, cfg.run.seed)
-        validation = batches.read_batch(self.dataset.validation, batches.value_targets(self.dataset.validation, pre.value_target), rows, self.history)
+        validation = batches.read_batch(
+            self.dataset.validation, batches.value_targets(self.dataset.validation, pre.value_target), rows, self.history, self.auxiliary
+        )
         self.validation_batch = validation
 
         settings = pre.optimizer_settings(self.steps_per_epoch)
@@ -138,6 +141,8 @@ class PretrainRun:
         (self.run_dir / "config.yaml").write_text(to_yaml(cfg))  # only once the resume or start has succeeded
         self.order = batches.epoch_order(len(self.train_split), cfg.run.seed, self.state.epoch)
         self.writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.state.step if cfg.run.resume else None)
+        if self.auxiliary:
+            log.info("auxiliary heads: score weight %g, ownership weight %g", pre.score_weight, pre.ownership_weight)
         log.info(
             "run directory %s | model %s %dx%d%s | %d training rows (%d steps/epoch of %d), %d validation rows (years %s) | "
             "value target %s | device %s, %d thread(s)",
@@ -250,9 +255,12 @@ class PretrainRun:
         legal = torch.from_numpy(legal).to(self.device)
         moves = torch.from_numpy(batch.moves).to(self.device)
         targets = torch.from_numpy(batch.values).to(self.device)
+        score_logits = ownership_logits = None
         with self._autocast():
             if batch.history is not None:
                 logits, values = self.net(planes, torch.from_numpy(batch.history).to(self.device))
+            elif self.auxiliary:
+                logits, values, score_logits, ownership_logits = self.net(planes, auxiliary=True)
             else:
                 logits, values = self.net(planes)
         logits = logits.float()
@@ -268,6 +276,13 @@ class PretrainRun:
                 (1 - weight) * value_loss + weight * teacher_value_loss
             )
             terms = {"distill": distill.detach(), "teacher_value": teacher_value_loss.detach()}
+        if self.auxiliary:
+            auxiliary = pretraining_auxiliary_losses(score_logits, ownership_logits, *self._auxiliary_targets(batch))
+            if "score" in auxiliary:
+                total = total + pre.score_weight * auxiliary["score"]
+            if "ownership" in auxiliary:
+                total = total + pre.ownership_weight * auxiliary["ownership"]
+            terms.update({key: value.detach() for key, value in auxiliary.items()})
         self.optimizer.zero_grad(set_to_none=True)
         total.backward()
         if pre.grad_clip > 0:
@@ -283,6 +298,10 @@ class PretrainRun:
             "policy": policy_loss.detach(), "value": value_loss.detach(), "total": total.detach(),
             "grad_norm": grad_norm.detach(), "lr": lr, "top1": stats["top1"] / len(batch), **terms,
         }
+
+    def _auxiliary_targets(self, batch: batches.Batch) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The batch's score distributions, ownership and ownership mask on the training device."""
+        return tuple(torch.from_numpy(np.asarray(a)).to(self.device, non_blocking=True) for a in (batch.score, batch.ownership, batch.ownership_known))
 
     def _distillation_losses(self, planes, legal, logits, values) -> tuple[torch.Tensor, torch.Tensor]:
         """(cross-entropy from the teacher's policy to the student's, both softened by the
@@ -324,8 +343,10 @@ class PretrainRun:
     def validate(self) -> AccuracyReport:
         start = time.perf_counter()
         v = self.validation_batch
+        auxiliary = (v.score, v.ownership, v.ownership_known) if self.auxiliary else None
         report = evaluate_accuracy(
-            self.net, v.positions, v.moves, v.values, batch_size=self.cfg.pretrain.eval_batch_size, device=self.device, history=v.history
+            self.net, v.positions, v.moves, v.values, batch_size=self.cfg.pretrain.eval_batch_size, device=self.device, history=v.history,
+            auxiliary=auxiliary,
         )
         for key, value in report.as_dict().items():
             if key != "positions" and value is not None:
@@ -336,6 +357,11 @@ class PretrainRun:
             self.state.step, self.state.validation["epoch"], report.top1, report.top1_symmetric, report.top3, report.policy_loss, report.value_mse,
             report.value_sign_accuracy, report.positions, time.perf_counter() - start,
         )
+        if self.auxiliary:
+            log.info(
+                "validation at step %d: score loss %.4f, score error %.2f discs | ownership loss %.4f",
+                self.state.step, report.score_loss, report.score_error, report.ownership_loss,
+            )
         metric = self.cfg.pretrain.best_metric
         score = getattr(report, metric)
         if self._improves_best(score):
@@ -375,19 +401,25 @@ class PretrainRun:
 
     def _log_running(self, means: dict, samples_per_second: float) -> None:
         step, w = self.state.step, self.writer
-        for key in ("policy", "value", "total", "distill", "teacher_value"):
+        for key in ("policy", "value", "total", "distill", "teacher_value", "score", "ownership"):
             if key in means:
                 w.add_scalar(f"loss/{key}", means[key], step)
+        if "score_error" in means:
+            w.add_scalar("train/score_error", means["score_error"], step)
         w.add_scalar("train/lr", means["lr"], step)
         w.add_scalar("train/grad_norm", means["grad_norm"], step)
         w.add_scalar("train/top1", means["top1"], step)
         w.add_scalar("train/epoch", self.state.epoch + self.state.batch_in_epoch / self.steps_per_epoch, step)
         w.add_scalar("speed/samples_per_second", samples_per_second, step)
-        teacher = f" teacher pi {means['distill']:.4f} v {means['teacher_value']:.4f}" if "distill" in means else ""
+        extra = f" teacher pi {means['distill']:.4f} v {means['teacher_value']:.4f}" if "distill" in means else ""
+        if "score" in means:
+            extra += f" score {means['score']:.4f} ({means['score_error']:.1f} discs)"
+        if "ownership" in means:
+            extra += f" own {means['ownership']:.4f}"
         log.info(
             "epoch %d step %d (%d/%d) | loss %.4f (pi %.4f v %.4f%s) | train top1 %.3f | lr %.2e | %.0f samples/s | %s",
             self.state.epoch + 1, step, self.state.batch_in_epoch, self.steps_per_epoch, means["total"], means["policy"],
-            means["value"], teacher, means["top1"], means["lr"], samples_per_second, _duration(self._elapsed()),
+            means["value"], extra, means["top1"], means["lr"], samples_per_second, _duration(self._elapsed()),
         )
 
     def _end_epoch(self, epoch_sums: dict, epoch_count: int) -> None:
@@ -395,8 +427,9 @@ class PretrainRun:
         epoch = self.state.epoch + 1
         report = self.validate()
         if epoch_count:
-            for key in ("policy", "value", "top1"):
-                self.writer.add_scalar(f"epoch/train_{key}", epoch_sums[key] / epoch_count, epoch)
+            for key in ("policy", "value", "top1", "score", "score_error", "ownership"):
+                if key in epoch_sums:
+                    self.writer.add_scalar(f"epoch/train_{key}", epoch_sums[key] / epoch_count, epoch)
         for key, value in report.as_dict().items():
             if key != "positions" and value is not None:
                 self.writer.add_scalar(f"epoch/validation_{key}", value, epoch)
@@ -472,7 +505,7 @@ class PretrainRun:
                     return
                 batch = batches.training_batch(
                     self.train_split, self.train_targets, self.order, self.state.batch_in_epoch, pre.batch_size, augment_rng, self.history,
-                    pre.fixed_board_moves,
+                    pre.fixed_board_moves, self.auxiliary,
                 )
                 losses = self.train_step(batch)
                 self.state.step += 1

@@ -32,7 +32,8 @@ def workspace_with_two_years(tmp_path_factory, name: str) -> Path:
     return tmp
 
 
-def tiny_config(tmp: Path, run_dir: Path, **pretrain) -> PretrainRootConfig:
+def tiny_config(tmp: Path, run_dir: Path, model=None, **pretrain) -> PretrainRootConfig:
+    """The tiny network (or `model`) on the two-year directory, `pretrain` overriding the settings."""
     settings = dict(
         wthor_dir=str(tmp / "wthor"),
         dataset_dir=str(tmp / "dataset"),
@@ -50,4 +51,4 @@ def tiny_config(tmp: Path, run_dir: Path, **pretrain) -> PretrainRootConfig:
         precision="fp32",
     )
     settings.update(pretrain)
-    return PretrainRootConfig(model=model_preset("tiny"), pretrain=PretrainConfig(**settings), run=PretrainRunConfig(dir=str(run_dir), seed=3))
+    return PretrainRootConfig(model=model or model_preset("tiny"), pretrain=PretrainConfig(**settings), run=PretrainRunConfig(dir=str(run_dir), seed=3))
