@@ -27,13 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.data.dataset import GameFinals
+from alphazero.nn.auxiliary import RECOMMENDED_OWNERSHIP_WEIGHT, RECOMMENDED_SCORE_WEIGHT
 from alphazero.nn import precision as precision_module
 from alphazero.nn.config import model_preset
 from alphazero.pretrain import batches
 from alphazero.pretrain.config import (
     DEFAULT_WTHOR_DIR,
-    RECOMMENDED_OWNERSHIP_WEIGHT,
-    RECOMMENDED_SCORE_WEIGHT,
     PretrainConfig,
     PretrainRootConfig,
     PretrainRunConfig,

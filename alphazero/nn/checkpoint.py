@@ -18,6 +18,7 @@ either the previous checkpoint or the complete new one, never a torn file.
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import zipfile
 from collections import OrderedDict
@@ -237,3 +238,33 @@ def load_network(path, device="cpu") -> AlphaZeroNet:
     net = build_network(checkpoint.model_config)
     load_weights(net, checkpoint.state_dict, source=str(path))
     return net.to(resolve_device(device)).eval()
+
+
+# ------------------------------------------------------------------------------------------------
+# Starting a network from another one whose auxiliary heads differ (train.init_from, pretrain.init_from)
+
+_HEAD_PARAMETERS = {"score": "score_fc.", "ownership": "ownership_conv."}
+
+
+def without_auxiliary_heads(model: ModelConfig) -> ModelConfig:
+    """The model config without its auxiliary heads: what `train.init_from` / `pretrain.init_from`
+    must match (a run may add heads to a network trained without them, or leave its heads out)."""
+    return dataclasses.replace(model, score_head=False, ownership_head=False)
+
+
+def initialise_from(net, source, label: str = "train.init_from") -> str:
+    """Load a checkpoint's weights into `net`, whose auxiliary heads may differ from the
+    checkpoint's: a head the checkpoint lacks keeps its fresh initialisation, a head the network
+    lacks is left out (`label` names the setting in errors). Returns a note for the log ('' when
+    the heads agree)."""
+    own = net.state_dict()
+    state = {name: tensor for name, tensor in source.state_dict.items()
+             if name in own or not name.startswith(tuple(_HEAD_PARAMETERS.values()))}
+    fresh = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in own if name.startswith(prefix) and name not in state})
+    dropped = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in source.state_dict if name.startswith(prefix) and name not in own})
+    heads = tuple(_HEAD_PARAMETERS.values())
+    load_weights(net, {**{name: own[name] for name in own if name not in state and name.startswith(heads)}, **state},
+                 source=label)
+    notes = ([f"the {' and '.join(fresh)} head(s) start untrained (not in the checkpoint)"] if fresh else []) + \
+            ([f"its {' and '.join(dropped)} head(s) left out (model.*_head=false)"] if dropped else [])
+    return f" ({'; '.join(notes)})" if notes else ""

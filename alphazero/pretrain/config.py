@@ -19,6 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from alphazero.train.schema import register_configs
 from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, DatasetOptions
+from alphazero.nn.auxiliary import check_auxiliary_weights
 from alphazero.nn.config import MEMORY_FORMATS, ModelConfig
 from alphazero.pretrain.batches import FIXED_BOARD_MOVES
 from alphazero.train.config import TrainConfig
@@ -247,29 +248,13 @@ class PretrainRunConfig:
         require(self.max_steps >= 0, "run.max_steps", self.max_steps, ">= 0")
 
 
-# The auxiliary loss weights to use with the heads on (PretrainConfig.score_weight says why); the
-# same as self-play training's.
-RECOMMENDED_SCORE_WEIGHT = 0.1
-RECOMMENDED_OWNERSHIP_WEIGHT = 0.5
-
-
-def check_auxiliary_weights(model: ModelConfig, pretrain: PretrainConfig) -> None:
-    """A head is trained exactly when its loss weight is positive: a weight without its head would
-    train nothing, and a head without weight would stay random in every checkpoint. One message
-    naming the key to change."""
-    for name, head, weight, recommended in (
-        ("score", model.score_head, pretrain.score_weight, RECOMMENDED_SCORE_WEIGHT),
-        ("ownership", model.ownership_head, pretrain.ownership_weight, RECOMMENDED_OWNERSHIP_WEIGHT),
-    ):
-        if weight > 0 and not head:
-            raise ConfigValueError(
-                f"pretrain.{name}_weight={weight:g} but the network has no {name} head: set model.{name}_head=true, or pretrain.{name}_weight=0"
-            )
-        if head and weight == 0:
-            raise ConfigValueError(
-                f"model.{name}_head=true but pretrain.{name}_weight=0 would leave the head untrained: set "
-                f"pretrain.{name}_weight (e.g. {recommended:g}), or model.{name}_head=false"
-            )
+def check_pretrain_auxiliary_weights(model: ModelConfig, pretrain: PretrainConfig) -> None:
+    """alphazero.nn.auxiliary.check_auxiliary_weights for the pretrain group (ConfigValueError)."""
+    try:
+        check_auxiliary_weights(model.score_head, model.ownership_head, pretrain.score_weight, pretrain.ownership_weight,
+                                prefix="pretrain")
+    except ValueError as err:
+        raise ConfigValueError(str(err)) from None
 
 
 @dataclass
@@ -279,7 +264,7 @@ class PretrainRootConfig:
     run: PretrainRunConfig = field(default_factory=PretrainRunConfig)
 
     def __post_init__(self):
-        check_auxiliary_weights(self.model, self.pretrain)
+        check_pretrain_auxiliary_weights(self.model, self.pretrain)
 
 
 def register_pretrain_configs() -> None:

@@ -36,7 +36,15 @@ import torch
 from torch.utils.tensorboard import SummaryWriter
 
 from alphazero.data.dataset import ensure_dataset
-from alphazero.nn.checkpoint import CheckpointError, build_network, load_checkpoint, load_weights, save_checkpoint
+from alphazero.nn.checkpoint import (
+    CheckpointError,
+    build_network,
+    initialise_from,
+    load_checkpoint,
+    load_weights,
+    save_checkpoint,
+    without_auxiliary_heads,
+)
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.inference import resolve_device
 from alphazero.nn import precision as precisions
@@ -155,13 +163,15 @@ class PretrainRun:
         """Start from another run's weights (a fresh optimizer and schedule: only the network
         carries over)."""
         checkpoint = load_checkpoint(path, map_location=self.device)
-        if checkpoint.model_config != self.cfg.model:
+        # The auxiliary heads may differ (a run may add them to a network trained without them,
+        # e.g. warmstart-medium.pt, or leave them out); everything else must match.
+        if without_auxiliary_heads(checkpoint.model_config) != without_auxiliary_heads(self.cfg.model):
             raise ValueError(
                 f"pretrain.init_from={path} holds a {checkpoint.model_config} network, but the config asks for "
                 f"{self.cfg.model}; pick the model preset it was trained with"
             )
-        load_weights(self.net, checkpoint.state_dict, source=str(path))
-        log.info("network initialised from %s", path)
+        note = initialise_from(self.net, checkpoint, label=f"pretrain.init_from={path}")
+        log.info("network initialised from %s%s", path, note)
 
     def _load_teacher(self, path: Path) -> torch.nn.Module:
         """The network to distil from (`pretrain.teacher`), frozen in eval mode on the training device."""

@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from alphazero.train.schema import Config, to_yaml
 from alphazero.fault_hooks import fault_point
-from alphazero.nn.checkpoint import build_network, load_checkpoint, load_network
+from alphazero.nn.checkpoint import build_network, initialise_from, load_checkpoint, load_network, without_auxiliary_heads
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.precision import run_cache_file
 from alphazero.replay.buffer import ReplayBuffer
@@ -683,34 +683,6 @@ class TrainingRun:
         if run.max_iterations and self.state.iteration > iteration0:
             estimates.append((run.max_iterations - self.state.iteration) * spent / (self.state.iteration - iteration0))
         return _duration(max(0.0, min(estimates))) if estimates else None
-
-
-_HEAD_PARAMETERS = {"score": "score_fc.", "ownership": "ownership_conv."}
-
-
-def without_auxiliary_heads(model):
-    """The model config without its auxiliary heads: what `train.init_from` must match (a run may
-    add heads to a network trained without them, or leave its heads out)."""
-    return dataclasses.replace(model, score_head=False, ownership_head=False)
-
-
-def initialise_from(net, source) -> str:
-    """Load a checkpoint's weights into `net`, whose auxiliary heads may differ from the
-    checkpoint's: a head the checkpoint lacks keeps its fresh initialisation, a head the network
-    lacks is left out. Returns a note for the log ('' when the heads agree)."""
-    from alphazero.nn.checkpoint import load_weights
-
-    own = net.state_dict()
-    state = {name: tensor for name, tensor in source.state_dict.items()
-             if name in own or not name.startswith(tuple(_HEAD_PARAMETERS.values()))}
-    fresh = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in own if name.startswith(prefix) and name not in state})
-    dropped = sorted({head for head, prefix in _HEAD_PARAMETERS.items() for name in source.state_dict if name.startswith(prefix) and name not in own})
-    heads = tuple(_HEAD_PARAMETERS.values())
-    load_weights(net, {**{name: own[name] for name in own if name not in state and name.startswith(heads)}, **state},
-                 source="train.init_from")
-    notes = ([f"the {' and '.join(fresh)} head(s) start untrained (not in the checkpoint)"] if fresh else []) + \
-            ([f"its {' and '.join(dropped)} head(s) left out (model.*_head=false)"] if dropped else [])
-    return f" ({'; '.join(notes)})" if notes else ""
 
 
 def _efficiency_gauge(cfg: Config, net, run_dir: Path) -> EfficiencyGauge:

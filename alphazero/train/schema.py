@@ -18,7 +18,8 @@ from alphazero.nn.config import PRESET_NAMES, ModelConfig, model_preset, require
 from alphazero.nn.precision import PRECISIONS
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
 from alphazero.validation import require, require_choice
-from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig, check_auxiliary_weights
+from alphazero.nn.auxiliary import check_auxiliary_weights
+from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
 
 
 @dataclass

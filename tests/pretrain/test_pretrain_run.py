@@ -2,6 +2,7 @@
 used (arena player, train.init_from), a resume continues exactly, budgets stop cleanly."""
 
 import dataclasses
+import logging
 import json
 
 import numpy as np
@@ -165,6 +166,26 @@ def test_init_from_continues_a_network_with_a_fresh_schedule(workspace, finished
     fresh._setup()
     assert before > fresh.validate().top1, "the initialised network already knows what the source learned"
     fresh.writer.close()
+
+
+def test_init_from_may_add_the_auxiliary_heads(workspace, finished_run, caplog):
+    """A network pretrained without heads (warmstart-medium.pt, say) continues with them: every
+    shared weight is taken, the heads start fresh, and the log says so."""
+    run_dir, _ = finished_run
+    source = load_checkpoint(run_dir / "checkpoints" / "best.pt")
+    target = workspace / "with-heads"
+    model = dataclasses.replace(source.model_config, score_head=True, ownership_head=True)
+    cfg = tiny_config(workspace, target, model=model, epochs=1, init_from=str(run_dir / "checkpoints" / "best.pt"),
+                      score_weight=0.1, ownership_weight=0.5)
+    run = PretrainRun(cfg, target)
+    with caplog.at_level(logging.INFO):
+        run._setup()
+    own = run.net.state_dict()
+    for name, tensor in source.state_dict.items():
+        assert torch.equal(own[name], tensor), f"{name} not taken from init_from"
+    assert any(name.startswith("score_fc.") for name in own) and any(name.startswith("ownership_conv.") for name in own)
+    assert "head(s) start untrained" in caplog.text
+    run.writer.close()
 
 
 def test_init_from_another_model_names_both(workspace, finished_run):

@@ -14,7 +14,8 @@ from alphazero.nn.checkpoint import build_network
 from alphazero.nn.config import model_preset
 from alphazero.replay.buffer import ReplayBuffer
 from alphazero.train.__main__ import CONF_DIR
-from alphazero.train.config import TrainConfig, check_auxiliary_weights
+from alphazero.nn.auxiliary import check_auxiliary_weights
+from alphazero.train.config import TrainConfig
 from alphazero.train.schema import register_configs, to_typed
 from alphazero.train.trainer import Trainer
 
@@ -151,7 +152,7 @@ def test_init_from_a_network_without_heads_adds_untrained_heads_and_keeps_the_re
     shipped warm start): the tower, policy and value come from the checkpoint, the heads are fresh;
     and the other way round the checkpoint's heads are left out. Anything else must match."""
     from alphazero.nn.checkpoint import load_checkpoint, save_checkpoint
-    from alphazero.train.loop import initialise_from
+    from alphazero.nn.checkpoint import initialise_from
     from alphazero.train.startup import StartRefused, check_command_line
 
     plain = build_network(model_preset("tiny"))
