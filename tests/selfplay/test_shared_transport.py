@@ -142,7 +142,9 @@ class _SlowDeviceEvent:
 
 
 def test_the_pipelined_server_launches_the_next_batch_while_one_is_in_flight(monkeypatch):
-    """With an asynchronous device (each batch done 30 ms after its launch), the pipelined server
+    """With an asynchronous device (each batch done 250 ms after its launch: long beside the
+    scheduling delays of a loaded 2-core machine, where 30 ms once let every batch finish before
+    the next launch), the pipelined server
     gathers and launches the other workers' batch while the first is in flight, and every worker
     still gets exactly its own answers."""
     launches = []  # (time, workers in the batch, batches in flight at the launch)
@@ -151,7 +153,7 @@ def test_the_pipelined_server_launches_the_next_batch_while_one_is_in_flight(mon
     def async_launch(gatherer, evaluator, parts, buffer, device):
         batch = real_launch(gatherer, evaluator, parts, buffer, device)
         in_flight = sum(1 for _, _, event in launches if not event.query())
-        batch.event = _SlowDeviceEvent(0.03)
+        batch.event = _SlowDeviceEvent(0.25)
         launches.append((sorted(w for w, *_ in parts), in_flight, batch.event))
         return batch
 
