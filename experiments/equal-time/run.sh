@@ -17,25 +17,28 @@ out=experiments/equal-time/s$seconds
 mkdir -p "$out"
 players=()
 nets=${NETS:-warmstart-medium selfplay warmstart}   # NETS="..." for another set of checkpoints/*.pt
-gauntlet=$(echo $nets | wc -w)
 for net in $nets; do
   players+=("mcts:checkpoint=checkpoints/$net.pt,seconds=$seconds,threads=1,name=$net-${seconds}s")
 done
 # The fixed field the networks also meet. GRhino level 5 takes 2-5 minutes of a core per game
 # (docs/benchmarks.md, "GRhino level 5 with the solver"): FIELD="" leaves it out.
 field=${FIELD-grhino5}
+# With a field, the networks play everyone and the field does not play itself (--gauntlet);
+# without one, a plain round robin of the networks.
+pairing=()
 if [ "$field" = grhino5 ]; then
+  pairing=(--gauntlet "$(echo $nets | wc -w)")
   players+=('gtp:"/usr/games/gtp-rhino -l 5 -r 0 -b 0",processes=1,timeout=1800,name=grhino-5')
 fi
 uptime > "$out/uptime-start.txt"
 for k in 0 1; do
-  python -m alphazero.arena ladder --gauntlet "$gauntlet" --pairs "$pairs" --seed 0 --concurrency 1 --shard "$k/2" \
-      --games-log "$out/games.jsonl" --results "$out/results-shard$k.jsonl" "${players[@]}" \
+  python -m alphazero.arena ladder "${pairing[@]}" --pairs "$pairs" --seed 0 --concurrency 1 --shard "$k/2" \
+      --games-log "$out/games.jsonl" "${players[@]}" \
       > "$out/shard$k.md" 2> "$out/shard$k.log" &
 done
 wait
 uptime > "$out/uptime-end.txt"
 # The whole table from both shards' games (already played, so nothing is searched again).
-python -m alphazero.arena ladder --gauntlet "$gauntlet" --pairs "$pairs" --seed 0 --games-log "$out/games.jsonl" \
-    --out "$out/table.md" "${players[@]}" > /dev/null 2> "$out/table.log"
+python -m alphazero.arena ladder "${pairing[@]}" --pairs "$pairs" --seed 0 --games-log "$out/games.jsonl" \
+    --results "$out/results.jsonl" --out "$out/table.md" "${players[@]}" > /dev/null 2> "$out/table.log"
 cat "$out/table.md"
