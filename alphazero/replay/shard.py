@@ -65,7 +65,7 @@ import json
 import os
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -139,6 +139,9 @@ class ShardData:
     policy_mask: np.ndarray | None = None
     has_exact_values: np.ndarray | None = None
     pass_exact_values: np.ndarray | None = None
+    # (final, complete) of `position_final_boards` when the reader's replay already found them;
+    # derived, never stored.
+    final_boards_of_replay: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         rows = {"positions": len(self.outcomes), "games": len(self.black_margin), "passes": len(self.pass_policies)}
@@ -158,12 +161,16 @@ class ShardData:
         """(final uint64[P, 2], complete bool[P]): each training position's final board from the
         side to move's view (the final discs of the colour to move, then the other colour's), and
         whether it is the true end of the game (game over, margin equal to `black_margin`); rows
-        where it is not carry no auxiliary target. Derived by replaying the games (one numba
-        pass), so every shard has it whatever its age."""
-        start_player = np.where(self.start_black_to_move, self.start_black, self.start_white)
-        start_opponent = np.where(self.start_black_to_move, self.start_white, self.start_black)
-        return _final_boards(start_player, start_opponent, self.start_black_to_move, self.actions, self.action_offsets,
-                             self.black_margin, self.num_positions)
+        where it is not carry no auxiliary target. Derived by replaying the games, so every shard
+        has it whatever its age: the same numba pass that `read_shard` checks the positions with,
+        whose result is kept, so a shard read with `verify_positions` is replayed once."""
+        if self.final_boards_of_replay is None:
+            start_player = np.where(self.start_black_to_move, self.start_black, self.start_white)
+            start_opponent = np.where(self.start_black_to_move, self.start_white, self.start_black)
+            _, _, final, complete, _, _ = _replay_games(start_player, start_opponent, self.start_black_to_move, self.actions,
+                                                        self.action_offsets, self.black_margin, self.num_positions)
+            self.final_boards_of_replay = (final, complete)
+        return self.final_boards_of_replay
 
     @property
     def num_games(self) -> int:
@@ -232,44 +239,27 @@ class ShardData:
 
 
 @njit(cache=True)
-def _replay_games(start_player, start_opponent, actions, action_offsets, num_positions):
-    """Replay every game's actions from its start, collecting the positions before non-pass plies.
+def _replay_games(start_player, start_opponent, start_black_to_move, actions, action_offsets, black_margin, num_positions):
+    """Replay every game's actions from its start: the positions before its non-pass plies and
+    where the game ended, in one pass (the shard's reader checks the stored positions against the
+    first, the replay buffer takes the auxiliary targets from the second).
 
     Args:
-      start_player, start_opponent: uint64[G] the side to move's and the other side's discs.
+      start_player, start_opponent: uint64[G] the side to move's and the other side's discs;
+        start_black_to_move: bool[G].
       actions: int16[T] all games' plies, concatenated; action_offsets: int64[G + 1].
+      black_margin: int[G] each game's recorded final margin (black's view, empties to the winner).
       num_positions: P, the number of non-pass plies.
     Returns:
-      positions uint64[P, 2], ply int16[P], and (game, ply) of the first illegal action or (-1, -1).
+      positions uint64[P, 2], ply int16[P];
+      final uint64[P, 2]: each position's final board from its side to move's view (the discs at
+        the end of the game of the colour to move in the position, then the other colour's);
+      complete bool[P]: True where the game's last position is game over and its margin equals
+        the game's `black_margin`, i.e. the final board is the true end of the game;
+      and (game, ply) of the first illegal action, or (-1, -1).
     """
     positions = np.empty((num_positions, 2), dtype=np.uint64)
     ply = np.empty(num_positions, dtype=np.int16)
-    row = 0
-    for game in range(len(start_player)):
-        player = start_player[game]
-        opponent = start_opponent[game]
-        first = action_offsets[game]
-        for t in range(first, action_offsets[game + 1]):
-            action = np.int64(actions[t])
-            if action < 0 or action > PASS or not is_legal(player, opponent, action):
-                return positions, ply, game, t - first
-            if action != PASS:
-                positions[row, 0] = player
-                positions[row, 1] = opponent
-                ply[row] = t - first
-                row += 1
-            player, opponent = make_move(player, opponent, action)
-    return positions, ply, -1, -1
-
-
-@njit(cache=True)
-def _final_boards(start_player, start_opponent, start_black_to_move, actions, action_offsets, black_margin, num_positions):
-    """Each training position's final board, from the side to move's view in that position.
-
-    Replays every game to its last action. Returns final uint64[P, 2] (the discs at the end of
-    the game of the colour to move in the position, then the other colour's) and complete
-    bool[P]: True where the game's last position is game over and its margin (empties to the
-    winner) equals the game's `black_margin`, i.e. the final board is the true end of the game."""
     final = np.zeros((num_positions, 2), dtype=np.uint64)
     complete = np.zeros(num_positions, dtype=np.bool_)
     row = 0
@@ -278,26 +268,32 @@ def _final_boards(start_player, start_opponent, start_black_to_move, actions, ac
         opponent = start_opponent[game]
         first = action_offsets[game]
         last = action_offsets[game + 1]
+        game_rows = row
         for t in range(first, last):
-            player, opponent = make_move(player, opponent, np.int64(actions[t]))
+            action = np.int64(actions[t])
+            if action < 0 or action > PASS or not is_legal(player, opponent, action):
+                return positions, ply, final, complete, game, t - first
+            if action != PASS:
+                positions[row, 0] = player
+                positions[row, 1] = opponent
+                ply[row] = t - first
+                row += 1
+            player, opponent = make_move(player, opponent, action)
         # After (last - first) plies the side to move is the starting side when that count is even.
         end_mover_is_start = (last - first) % 2 == 0
         end_mover_is_black = start_black_to_move[game] == end_mover_is_start
         margin = final_margin(player, opponent)
         black = margin if end_mover_is_black else -margin
         ok = is_game_over(player, opponent) and black == black_margin[game]
-        for t in range(first, last):
-            if actions[t] == PASS:
-                continue
-            if (last - t) % 2 == 0:  # the position's mover is the one to move at the end
-                final[row, 0] = player
-                final[row, 1] = opponent
+        for r in range(game_rows, row):
+            if (last - first - ply[r]) % 2 == 0:  # the position's mover is the one to move at the end
+                final[r, 0] = player
+                final[r, 1] = opponent
             else:
-                final[row, 0] = opponent
-                final[row, 1] = player
-            complete[row] = ok
-            row += 1
-    return final, complete
+                final[r, 0] = opponent
+                final[r, 1] = player
+            complete[r] = ok
+    return positions, ply, final, complete, -1, -1
 
 
 def _non_pass_plies_before(is_pass: np.ndarray) -> np.ndarray:
@@ -343,7 +339,9 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
     start_opponent = np.where(start_black_to_move, start_white, start_black)
 
     num_positions = int((~is_pass).sum())
-    positions, ply, bad_game, bad_ply = _replay_games(start_player, start_opponent, actions, action_offsets, num_positions)
+    black_margin = np.array([r.black_margin for r in records], dtype=np.int16)
+    positions, ply, final, complete, bad_game, bad_ply = _replay_games(start_player, start_opponent, start_black_to_move, actions,
+                                                                       action_offsets, black_margin, num_positions)
     if bad_game >= 0:
         action = int(actions[action_offsets[bad_game] + bad_ply])
         raise ValueError(f"record {bad_game} ply {bad_ply}: action {action} is not legal there")
@@ -351,7 +349,6 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
     position_offsets = _non_pass_plies_before(is_pass)[action_offsets]
 
     all_policies = np.concatenate([r.policies for r in records]).astype(np.float16)
-    black_margin = np.array([r.black_margin for r in records], dtype=np.int16)
     game_of_ply = np.repeat(np.arange(len(records)), lengths)
     mover_is_black = start_black_to_move[game_of_ply] ^ ((np.arange(len(actions)) - action_offsets[game_of_ply]) % 2 == 1)
     black_outcome = np.sign(black_margin).astype(np.int8)[game_of_ply]
@@ -394,6 +391,7 @@ def encode_shard(records: list[GameRecord], extra_metadata: dict | None = None) 
         policy_mask=policy_mask,
         has_exact_values=has_exact_values,
         pass_exact_values=exact[is_pass].astype(np.float16),
+        final_boards_of_replay=(final, complete),
     )
 
 
@@ -531,11 +529,13 @@ def read_shard(path: str | os.PathLike, verify_positions: bool = True) -> ShardD
     if verify_positions:
         start_player = np.where(data.start_black_to_move, data.start_black, data.start_white)
         start_opponent = np.where(data.start_black_to_move, data.start_white, data.start_black)
-        replayed, replayed_ply, bad_game, bad_ply = _replay_games(start_player, start_opponent, actions, data.action_offsets, num_positions)
+        replayed, replayed_ply, final, complete, bad_game, bad_ply = _replay_games(
+            start_player, start_opponent, data.start_black_to_move, actions, data.action_offsets, data.black_margin, num_positions)
         if bad_game >= 0:
             action = int(actions[data.action_offsets[bad_game] + bad_ply])
             raise ShardError(f"{path}: game {bad_game} ply {bad_ply}: action {action} is not legal there")
         _check(np.array_equal(replayed, data.positions) and np.array_equal(replayed_ply, data.ply), path, "stored positions differ from the replayed games")
+        data.final_boards_of_replay = (final, complete)
     return data
 
 

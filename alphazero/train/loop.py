@@ -201,6 +201,9 @@ class TrainingRun:
             self.run_dir, _model_summary(cfg), cfg.selfplay.workers, cfg.selfplay.concurrent_games, cfg.run.mode, self.device,
         )
         log.info("replay buffer: %d games, %d positions on disk", self.replay.total_games, self.replay.total_positions)
+        self.spent_at_start = self._spent_budget()
+        if self.spent_at_start is not None:
+            return  # run() says so and stops: no session to record, no precision to settle
         session = record_session(self.run_dir, self.state.iteration, self.state.step)
         log.info("code: %s (recorded in %s)", describe(session), SESSIONS_FILE)
         self._record_precision()
@@ -237,12 +240,22 @@ class TrainingRun:
         return self.seconds_at_start + time.monotonic() - self.started
 
     def _budget_spent(self) -> bool:
-        run = self.cfg.run
-        return bool(
-            (run.max_iterations and self.state.iteration >= run.max_iterations)
-            or (run.max_minutes and self._elapsed() >= run.max_minutes * 60)
-            or (run.max_steps and self.state.step >= run.max_steps)
-        )
+        return self._spent_budget() is not None
+
+    def _spent_budget(self) -> str | None:
+        """Which of the run's budgets is used up, as a sentence that says how to raise it, or
+        None. Each counts the whole run, earlier sessions included, so a resumed run may start
+        with one already spent."""
+        run, state = self.cfg.run, self.state
+        if run.max_iterations and state.iteration >= run.max_iterations:
+            return f"run.max_iterations={run.max_iterations} is reached (iteration {state.iteration}, every session counted)"
+        if run.max_minutes and self._elapsed() >= run.max_minutes * 60:
+            more = math.ceil(self._elapsed() / 60) + 60
+            return (f"run.max_minutes={run.max_minutes:g} is spent ({_duration(self._elapsed())} over every session of this "
+                    f"run so far; run.max_minutes={more} gives it about an hour more)")
+        if run.max_steps and state.step >= run.max_steps:
+            return f"run.max_steps={run.max_steps} is reached (step {state.step}, every session counted)"
+        return None
 
     def _record(self, report) -> None:
         """Count a worker report into this iteration's figures (games and positions from shards,
@@ -332,7 +345,10 @@ class TrainingRun:
         self.replay.refresh()
         if self.replay.window_size < cfg.min_positions:
             return 0
-        due = math.floor(cfg.replay_ratio * self.replay.total_positions / cfg.batch_size) - self.state.step
+        # Counted in samples, not steps: a run resumed with another batch size (a GPU run carried
+        # to a CPU preset: 1,024 there, 256 here) keeps its ratio instead of owing a burst of steps
+        # over the same positions.
+        due = math.floor((cfg.replay_ratio * self.replay.total_positions - self.state.samples_trained) / cfg.batch_size)
         if max_steps is not None:
             due = min(due, max_steps)
         taken = 0
@@ -494,6 +510,12 @@ class TrainingRun:
         try:
             setup_logging(self.run_dir)
             self._setup()
+            if self.spent_at_start is not None:
+                # A resume whose budget is already used up: say so, rather than start the workers
+                # only to stop them at once.
+                log.warning("nothing to do: %s", self.spent_at_start)
+                self.metrics.close()
+                return self.state
             with StopRequest() as stop:
                 self.restarts_before_session = self.state.worker_restarts
                 seed = _pool_seed(self.cfg.run.seed, self.state.iteration, self.replay.total_games)

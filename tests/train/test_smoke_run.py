@@ -58,6 +58,14 @@ def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     assert extra["kind"] == "selfplay" and extra["sessions"] == sessions
     assert extra["run"]["iteration"] == 4 and extra["config"] == (run_dir / "config.yaml").read_text()
 
+    # A resume whose budget counts earlier sessions and is already spent says so and changes nothing.
+    latest_bytes = (run_dir / "checkpoints" / "latest.pt").read_bytes()
+    spent = run_training(run_dir, "run.resume=true", "run.max_iterations=4")
+    said = spent.stdout + spent.stderr
+    assert "nothing to do: run.max_iterations=4 is reached (iteration 4, every session counted)" in said, said[-2000:]
+    assert "starting" not in said and (run_dir / "checkpoints" / "latest.pt").read_bytes() == latest_bytes
+    assert len(read_sessions(run_dir)) == 2
+
 
 
 def test_without_gating_every_candidate_becomes_best_and_still_gets_an_elo_step(tmp_path):
