@@ -28,6 +28,8 @@ from alphazero.export.onnx_export import (
 
 
 def main(argv: list[str] | None = None) -> int:
+    from alphazero.play.choosers import DEFAULT_CHECKPOINTS_TEXT, default_checkpoint
+
     parser = argparse.ArgumentParser(
         prog="python -m alphazero.export",
         description=f"Export a network checkpoint as ONNX (opset {OPSET}, dynamic batch).",
@@ -35,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--checkpoint", help="network checkpoint (default: the network play and gtp use: "
-                                             "checkpoints/warmstart-medium.pt, else selfplay.pt, else warmstart.pt)")
+                                             f"{DEFAULT_CHECKPOINTS_TEXT})")
     parser.add_argument("--out", required=True, help="the .onnx file to write (atomically)")
     parser.add_argument("--verify", type=int, default=256, metavar="N",
                         help="compare with PyTorch on N random positions after writing (0: skip; default 256)")
@@ -44,12 +46,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--verify must be >= 0, got {args.verify}")
     checkpoint = args.checkpoint
     if checkpoint is None:
-        from alphazero.play.choosers import default_checkpoint
-
         checkpoint = default_checkpoint()
         if checkpoint is None:
-            print("error: no --checkpoint given and no default network (checkpoints/warmstart-medium.pt, "
-                  "selfplay.pt or warmstart.pt) found", file=sys.stderr)
+            print(f"error: no --checkpoint given and no default network ({DEFAULT_CHECKPOINTS_TEXT}) found", file=sys.stderr)
             return 2
     try:
         report = export_onnx(checkpoint, args.out)

@@ -368,11 +368,16 @@ def describe_limit(simulations: int | None, seconds: float | None) -> str:
 # Building the AI from command-line options
 
 # The shipped networks, strongest first (checkpoints/README.md, "Which network plays by default"):
-# warmstart-medium.pt beat selfplay.pt 0.7125 over 200 games at 100 simulations (137-11-52,
-# experiments/default-network/), and selfplay.pt beats warmstart.pt 0.615.
-DEFAULT_CHECKPOINTS = tuple(Path("checkpoints") / name for name in ("warmstart-medium.pt", "selfplay.pt", "warmstart.pt"))
+# selfplay-medium.pt (warmstart-medium.pt after 12 minutes of H100 self-play) beat warmstart-medium.pt
+# 0.565 at 100 simulations and 0.545 at 400 over 200 games each (experiments/warmstart-medium-selfplay/),
+# warmstart-medium.pt beat selfplay.pt 0.7125 at 100 (experiments/default-network/), and selfplay.pt
+# beats warmstart.pt 0.615.
+DEFAULT_CHECKPOINTS = tuple(
+    Path("checkpoints") / name for name in ("selfplay-medium.pt", "warmstart-medium.pt", "selfplay.pt", "warmstart.pt"))
 DEFAULT_CHECKPOINT = DEFAULT_CHECKPOINTS[0]
 FALLBACK_CHECKPOINT = DEFAULT_CHECKPOINTS[-1]
+# For help and error texts: "checkpoints/selfplay-medium.pt, else warmstart-medium.pt, else ...".
+DEFAULT_CHECKPOINTS_TEXT = ", else ".join([str(DEFAULT_CHECKPOINT)] + [path.name for path in DEFAULT_CHECKPOINTS[1:]])
 DEFAULT_SIMULATIONS = 200
 
 
@@ -422,8 +427,7 @@ class SearchSettings:
 
 
 def default_checkpoint() -> Path | None:
-    """The strongest shipped network present: the first of DEFAULT_CHECKPOINTS (warmstart-medium.pt,
-    selfplay.pt, warmstart.pt) found, each looked up in the working directory, then in the
+    """The strongest shipped network present: the first of DEFAULT_CHECKPOINTS found, each looked up in the working directory, then in the
     repository. None when none exists."""
     repository = Path(__file__).resolve().parents[2]
     for name in DEFAULT_CHECKPOINTS:
@@ -516,8 +520,7 @@ def build_chooser(
     checkpoint: str | None = None, player: str | None = None, settings: SearchSettings = SearchSettings()
 ) -> MoveChooser:
     """The AI the command line asks for: `player` spec, else the network in `checkpoint`, else the
-    strongest shipped network (`default_checkpoint`: checkpoints/warmstart-medium.pt, else
-    selfplay.pt, else warmstart.pt). Raises
+    strongest shipped network (`default_checkpoint`, DEFAULT_CHECKPOINTS in order). Raises
     NoAIError with what to do when there is none."""
     if player and checkpoint:
         raise NoAIError("give either --checkpoint or --player, not both")
@@ -579,8 +582,7 @@ def endgame_empties(text: str) -> int:
 def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that pick and tune the AI, for `python -m alphazero.gtp` and `python -m alphazero.play`."""
     group = parser.add_argument_group("AI")
-    group.add_argument("--checkpoint", help="network checkpoint (default: the strongest shipped, checkpoints/warmstart-medium.pt, "
-                                            "else selfplay.pt, else warmstart.pt)")
+    group.add_argument("--checkpoint", help=f"network checkpoint (default: the strongest shipped, {DEFAULT_CHECKPOINTS_TEXT})")
     group.add_argument("--player", metavar="SPEC",
                        help="an arena player instead of the network: random, greedy, alphabeta:depth=4, "
                             "mcts:evaluator=uniform, gtp:\"/usr/games/gtp-rhino -l 2\", ...")

@@ -20,7 +20,7 @@ import ipaddress
 import logging
 import sys
 
-from alphazero.play.choosers import SearchSettings, add_ai_arguments, default_checkpoint
+from alphazero.play.choosers import DEFAULT_CHECKPOINTS_TEXT, SearchSettings, add_ai_arguments, default_checkpoint
 
 DEFAULT_PORT = 8037
 
@@ -64,8 +64,7 @@ def main(argv: list[str] | None = None) -> int:
 
     checkpoint = args.checkpoint or default_checkpoint()
     if checkpoint is None:
-        print("error: no --checkpoint given and no default network (checkpoints/warmstart-medium.pt, "
-              "selfplay.pt or warmstart.pt) found", file=sys.stderr)
+        print(f"error: no --checkpoint given and no default network ({DEFAULT_CHECKPOINTS_TEXT}) found", file=sys.stderr)
         return 2
     settings = SearchSettings(None, None, args.device, args.threads, args.leaves_per_step, args.seed, args.endgame)
     engines = Engines(checkpoint, settings)

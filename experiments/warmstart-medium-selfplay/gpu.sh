@@ -8,7 +8,8 @@
 # The call (one command; a task gets about 15 minutes of device time, a machine start included):
 #   run(command="bash experiments/warmstart-medium-selfplay/gpu.sh", carry=[".whl"], timeout_s=590)
 # A later GPU session resumes the same run: put the unpacked run directory under .device/ (ignored),
-# carry it, and set RUN=.device/wm-run RESUME=1.
+# carry it, and set RUN=.device/wm-run RESUME=1 (run.max_minutes counts every session of a run, so
+# the script adds the run's earlier minutes to this call's budget).
 # Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels: ../shared/GPU.md).
 # Comes back under $OUT (at most 8 files, 16 MiB each, 64 MiB in all):
 #   log.txt         this script's timeline and the run's log
@@ -41,25 +42,36 @@ if command -v nvidia-smi > /dev/null; then nvidia-smi dmon -s u -d 5 > /tmp/dmon
 # what the set-up took; the hard timeout (TERM: the run stops gracefully and saves) covers a gate
 # in progress at the budget.
 LEFT=$(( RUN_SECONDS - ($(date +%s) - START) ))
-MINUTES=$(python3 -c "print(round($LEFT / 60, 2))")
-say "self-play run for $MINUTES minutes in $RUN"
+EARLIER=0
+if [ "${RESUME:-0}" = 1 ]; then
+  EARLIER=$(python3 -c "from alphazero.nn.checkpoint import load_checkpoint; print(int(load_checkpoint('$RUN/checkpoints/latest.pt').extra['seconds']))")
+fi
+MINUTES=$(python3 -c "print(round(($EARLIER + $LEFT) / 60, 2))")
 RESUME_ARGS=""; [ "${RESUME:-0}" = 1 ] && RESUME_ARGS="run.resume=true"
-timeout -k 15 -s TERM $(( LEFT + 25 )) python3 -m alphazero.train experiment=warmstart-medium run.dir="$RUN" \
-  run.max_minutes="$MINUTES" run.progress=false eval.every_steps=0 $RESUME_ARGS $DEVICE_ARGS
-say "run exit $?"
+if [ "$LEFT" -ge 60 ]; then
+  say "self-play for ${LEFT}s in $RUN (run.max_minutes=$MINUTES: the run's earlier ${EARLIER}s count)"
+  timeout -k 15 -s TERM $(( LEFT + 25 )) python3 -m alphazero.train experiment=warmstart-medium run.dir="$RUN" \
+    run.max_minutes="$MINUTES" run.progress=false eval.every_steps=0 $RESUME_ARGS $DEVICE_ARGS
+  say "run exit $?"
+else
+  say "only ${LEFT}s of RUN_SECONDS left after the set-up: no self-play, packing $RUN as it is"
+fi
 [ -n "$DMON" ] && kill $DMON; cp /tmp/dmon.txt "$RUN/dmon.txt" 2>/dev/null
 
-# Pack the run: the newest replay shards that fit in TAR_MIB beside everything else, the older ones
-# deleted with the buffer's own prune (pruned.json keeps the counters exact), the numbered step
-# copies left out (latest.pt is the resume point), split in parts that come back.
-python3 - "$RUN" "$TAR_MIB" <<'EOF'
+# Pack a copy of the run (the run itself stays whole for a resume in the same lease): the newest
+# replay shards that fit in TAR_MIB beside everything else, the older ones deleted from the copy
+# with the buffer's own prune (pruned.json keeps the counters exact), the numbered step copies left
+# out (latest.pt is the resume point), split in parts that come back.
+PACK=/tmp/pack/$(basename "$RUN")
+rm -rf /tmp/pack && mkdir -p /tmp/pack && cp -r "$RUN" "$PACK" && rm -f "$PACK"/checkpoints/step-*.pt
+python3 - "$PACK" "$TAR_MIB" <<'EOF'
 import sys
 from pathlib import Path
 from alphazero.replay.buffer import ReplayBuffer
 from alphazero.replay.shard import read_shard_counts
 run, budget = Path(sys.argv[1]), float(sys.argv[2]) * 2**20
 replay = run / "replay"
-others = sum(f.stat().st_size for f in run.rglob("*") if f.is_file() and replay not in f.parents and not f.name.startswith("step-"))
+others = sum(f.stat().st_size for f in run.rglob("*") if f.is_file() and replay not in f.parents)
 room, keep = budget - others, 0
 for shard in sorted(replay.glob("shard-*.npz"), reverse=True):
     room -= shard.stat().st_size
@@ -72,7 +84,7 @@ buffer.prune()
 print(f"replay: kept {buffer.num_shards} of {before} shards, {keep} positions ({buffer.total_positions} ever admitted); "
       f"the rest of the run is {others / 2**20:.1f} MiB")
 EOF
-tar -C "$(dirname "$RUN")" -cf /tmp/run.tar --exclude='step-*.pt' "$(basename "$RUN")"
+tar -C /tmp/pack -cf /tmp/run.tar "$(basename "$RUN")"
 split -b 15M -d -a 1 /tmp/run.tar "$OUT/run.tar."
 ls -la "$OUT"
 say done

@@ -180,12 +180,13 @@ def test_default_checkpoint_is_used_when_present(tmp_path, monkeypatch, tiny_che
     (tmp_path / DEFAULT_CHECKPOINT).write_bytes(tiny_checkpoint.read_bytes())
     assert default_checkpoint() == DEFAULT_CHECKPOINT
     chooser = build_chooser(settings=SearchSettings(simulations=4, device="cpu"))
-    assert "warmstart-medium" in chooser.name
+    assert "selfplay-medium" in chooser.name
 
 
 def test_the_defaults_are_the_shipped_networks_strongest_first():
-    """The order checkpoints/README.md's head-to-head measured: medium > selfplay > warmstart."""
-    assert [path.name for path in DEFAULT_CHECKPOINTS] == ["warmstart-medium.pt", "selfplay.pt", "warmstart.pt"]
+    """The order checkpoints/README.md's head-to-heads measured: selfplay-medium > warmstart-medium >
+    selfplay > warmstart."""
+    assert [path.name for path in DEFAULT_CHECKPOINTS] == ["selfplay-medium.pt", "warmstart-medium.pt", "selfplay.pt", "warmstart.pt"]
     assert DEFAULT_CHECKPOINT == DEFAULT_CHECKPOINTS[0] and FALLBACK_CHECKPOINT == DEFAULT_CHECKPOINTS[-1]
 
 
