@@ -25,7 +25,7 @@ import numpy as np
 
 from alphazero.data.dataset import OccurrenceFinals, SupervisedSplit
 from alphazero.nn.augment import random_symmetries
-from alphazero.nn.auxiliary import SCORE_BINS, final_margins, ownership_targets, score_bins
+from alphazero.nn.auxiliary import SCORE_BINS, auxiliary_targets as occurrence_targets
 from alphazero.othello.history import HISTORY_PAD
 from alphazero.othello.symmetry import ACTION_MAP, NUM_SYMMETRIES, transform_positions
 
@@ -104,12 +104,13 @@ def targets_of_final_boards(finals: OccurrenceFinals, count: int) -> AuxiliaryTa
     # An unfinished game's recorded score is this count of the board where its record stops
     # (alphazero.data.wthor checks it), so its score target is its recorded result; the count
     # gives the empties to the side ahead, so the difference is even.
-    bins = score_bins(final_margins(finals.boards[:, 0], finals.boards[:, 1]))
+    # Each occurrence's targets as self-play rows get theirs (nn.auxiliary), then averaged per row.
+    bins, ownership = occurrence_targets(finals.boards)
     histogram = np.bincount(finals.row * SCORE_BINS + bins, minlength=count * SCORE_BINS).reshape(count, SCORE_BINS).astype(np.float32)
     starts = np.flatnonzero(np.r_[True, finals.row[1:] != finals.row[:-1]]) if len(finals.row) else np.zeros(0, dtype=np.int64)
     if len(starts) != count:
         raise ValueError(f"{count} rows but final boards for {len(starts)}: every row needs at least one")
-    ownership = ownership_targets(finals.boards[:, 0], finals.boards[:, 1]) * finals.finished[:, None].astype(np.int8)
+    ownership = ownership * finals.finished[:, None].astype(np.int8)
     sums = np.add.reduceat(ownership.astype(np.float32), starts, axis=0) if count else np.zeros((0, 64), dtype=np.float32)
     known = np.add.reduceat(finals.finished.astype(np.float32), starts) if count else np.zeros(0, dtype=np.float32)
     return AuxiliaryTargets(
