@@ -9,7 +9,10 @@
 #   run(command="bash experiments/warmstart-medium-selfplay/gpu.sh", carry=[".whl"], timeout_s=590)
 # A later GPU session resumes the same run: put the unpacked run directory under .device/ (ignored),
 # carry it, and set RUN=.device/wm-run RESUME=1 (run.max_minutes counts every session of a run, so
-# the script adds the run's earlier minutes to this call's budget).
+# the script adds the run's earlier minutes to this call's budget). The carried tree is limited to
+# 64 MiB and the repository alone is 55 MiB (2026-11-27), too much to carry a run beside it (its
+# latest.pt with the optimizer is 19.5 MiB): INIT=checkpoints/selfplay-medium.pt starts a new run
+# from the run's shipped network instead (train.init_from; a fresh optimizer and replay).
 # Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels: ../shared/GPU.md).
 # Comes back under $OUT (at most 8 files, 16 MiB each, 64 MiB in all):
 #   log.txt         this script's timeline and the run's log
@@ -33,7 +36,7 @@ else
     arena.simulations=4 train.mixed_precision=false train.checkpoint_every_steps=25"
   TAR_MIB=${TAR_MIB:-60}
 fi
-(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv; nproc; lscpu | grep 'Model name';
+((command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv); nproc; lscpu | grep 'Model name';
  python3 -c 'import torch, numba; print("torch", torch.__version__, "numba", numba.__version__)'; git log -1 --format='%H %s') 2>&1
 DMON=""
 if command -v nvidia-smi > /dev/null; then nvidia-smi dmon -s u -d 5 > /tmp/dmon.txt 2>&1 & DMON=$!; fi
@@ -48,6 +51,7 @@ if [ "${RESUME:-0}" = 1 ]; then
 fi
 MINUTES=$(python3 -c "print(round(($EARLIER + $LEFT) / 60, 2))")
 RESUME_ARGS=""; [ "${RESUME:-0}" = 1 ] && RESUME_ARGS="run.resume=true"
+[ -n "${INIT:-}" ] && RESUME_ARGS="$RESUME_ARGS train.init_from=$INIT"
 if [ "$LEFT" -ge 60 ]; then
   say "self-play for ${LEFT}s in $RUN (run.max_minutes=$MINUTES: the run's earlier ${EARLIER}s count)"
   timeout -k 15 -s TERM $(( LEFT + 25 )) python3 -m alphazero.train experiment=warmstart-medium run.dir="$RUN" \
