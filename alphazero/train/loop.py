@@ -67,6 +67,9 @@ class RunState:
     elo_ladder: list = field(default_factory=lambda: [[0, 0.0, 0]])  # [network id, Elo, step]
 
 
+FIRST_RATE_SECONDS = 5.0  # the first games' status line gives rates only over at least this long
+
+
 class StopRequest:
     """First SIGINT/SIGTERM asks the loop to stop after the current unit of work; a second SIGINT
     interrupts at once."""
@@ -332,12 +335,15 @@ class TrainingRun:
         (and its training) is over: the pipeline works, and how fast."""
         self.first_games_reported = True
         stats, seconds = self.selfplay_stats, time.perf_counter() - self.selfplay_stats["start"]
-        log.info(
-            "first games | %d games, %d positions in %.0fs since self-play began | %.1f pos/s %.0f sims/s | training starts once "
-            "the buffer holds %d positions (has %d) | %s",
-            stats["games"], stats["positions"], seconds, stats["positions"] / max(seconds, 1e-9), stats["simulations"] / max(seconds, 1e-9),
-            self.cfg.train.min_positions, self.replay.window_size + stats["positions"], _duration(self._elapsed()),
-        )
+        # Rates only over a few seconds: a resumed session's first games are often the games in
+        # play it restored, most of whose moves an earlier session searched (a GPU run's 3,072
+        # games ending on a CPU 0 s in read as 4 million positions/s).
+        rates = (f"{stats['positions'] / seconds:.1f} pos/s {stats['simulations'] / seconds:.0f} sims/s" if seconds >= FIRST_RATE_SECONDS
+                 else "rates in the next status line")
+        held, wanted = self.replay.window_size + stats["positions"], self.cfg.train.min_positions
+        training = f"training starts once the buffer holds {wanted} positions (has {held})" if held < wanted else "training under way"
+        log.info("first games | %d games, %d positions in %.0fs since self-play began | %s | %s | %s",
+                 stats["games"], stats["positions"], seconds, rates, training, _duration(self._elapsed()))
 
     def train_steps(self, max_steps: int | None, stop: StopRequest) -> int:
         """Train while the replay ratio allows (and at most `max_steps`); returns steps taken."""
