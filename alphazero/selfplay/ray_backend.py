@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import math
 import os
 import queue
 import threading
@@ -712,9 +713,19 @@ class RayWorkerPool:
         except Exception as error:  # noqa: BLE001 - its process or node is gone; Ray restarts it on the node
             budget = self._server_budgets.setdefault(node_id, RestartBudget(
                 f"the inference server of node {server['ip']}", self.selfplay_cfg.max_restarts, self.selfplay_cfg.restart_window_seconds))
-            if not _actor_failed(self.ray, error):
+            failed = _actor_failed(self.ray, error)
+            if not failed:
                 budget.error(getattr(error, "traceback_str", None) or str(error))
-            budget.died(type(error).__name__)  # past its budget: the pump stops, poll() raises
+            now = time.monotonic()
+            if (server["state"] != DOWN or not failed or _actor_gone_for_good(self.ray, error)
+                    or now - server.get("died_at", -math.inf) >= self.START_GRACE_SECONDS):
+                # A death: it was serving, raised, Ray gave up on it, or it has been down a whole
+                # grace period since the last death counted (a server that never comes back, as
+                # Ray restarts it without end). A retry failing within that period is Ray still
+                # restarting it (many seconds on a loaded machine), not another death. Past the
+                # budget the pump stops and poll() raises.
+                budget.died(type(error).__name__)
+                server["died_at"] = now
             if server["state"] == UP:
                 self.restarts += 1
                 log.warning("inference server of node %s is gone (%s); its actors evaluate on their CPUs until it is back",
