@@ -9,33 +9,19 @@ stdout carries the protocol only; messages go to stderr.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from alphazero.gtp.engine import GTPEngine, serve
-from alphazero.play.choosers import (
-    NoAIError,
-    SearchSettings,
-    add_ai_arguments,
-    build_chooser,
-)
+from alphazero.play.choosers import chooser_from_args, front_end_parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m alphazero.gtp",
-        description="Our AI as a GTP engine (Othello dialect of GRhino and Edax) on stdin/stdout.",
-        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_ai_arguments(parser)
+    parser = front_end_parser("python -m alphazero.gtp",
+                              "Our AI as a GTP engine (Othello dialect of GRhino and Edax) on stdin/stdout.", __doc__)
     args = parser.parse_args(argv)
-    try:
-        chooser = build_chooser(args.checkpoint, args.player, SearchSettings.from_args(args))
-    except NoAIError as err:
-        print(f"error: {err}", file=sys.stderr)
+    chooser = chooser_from_args(args, "alphazero.gtp", sys.stderr)
+    if chooser is None:
         return 2
-    print(f"alphazero.gtp: playing as {chooser.name}", file=sys.stderr)
     engine = GTPEngine(chooser, log=sys.stderr)
     try:
         return serve(engine)

@@ -11,37 +11,22 @@ search. stdout carries the protocol only; messages go to stderr. docs/frontends.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from alphazero.nboard.engine import DEFAULT_SIMULATIONS_PER_DEPTH, NBoardEngine, serve
-from alphazero.play.choosers import (
-    NoAIError,
-    SearchSettings,
-    add_ai_arguments,
-    build_chooser,
-    positive_int,
-)
+from alphazero.play.choosers import chooser_from_args, front_end_parser, positive_int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m alphazero.nboard",
-        description="Our AI as an NBoard-protocol engine on stdin/stdout.",
-        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_ai_arguments(parser)
+    parser = front_end_parser("python -m alphazero.nboard", "Our AI as an NBoard-protocol engine on stdin/stdout.",
+                              __doc__)
     parser.add_argument("--simulations-per-depth", type=positive_int, default=DEFAULT_SIMULATIONS_PER_DEPTH,
                         help=f"simulations per unit of NBoard's `set depth` (default {DEFAULT_SIMULATIONS_PER_DEPTH})")
     parser.add_argument("--name", default="AlphaZero", help="the name shown in NBoard (default AlphaZero)")
     args = parser.parse_args(argv)
-    try:
-        chooser = build_chooser(args.checkpoint, args.player, SearchSettings.from_args(args))
-    except NoAIError as err:
-        print(f"error: {err}", file=sys.stderr)
+    chooser = chooser_from_args(args, "alphazero.nboard", sys.stderr)
+    if chooser is None:
         return 2
-    print(f"alphazero.nboard: playing as {chooser.name}", file=sys.stderr, flush=True)
 
     def send(line: str) -> None:
         try:

@@ -17,7 +17,6 @@ Type `help` during the game for the commands.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
 
@@ -27,9 +26,9 @@ from alphazero.play.choosers import (
     MoveChooser,
     NoAIError,
     SearchSettings,
-    add_ai_arguments,
     build_chooser,
     chooser_from_spec,
+    front_end_parser,
     non_negative_float,
 )
 from alphazero.play.render import color_wanted
@@ -39,13 +38,8 @@ MAX_INPUT_CHARS = 4096
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(
-        prog="python -m alphazero.play",
-        description="Play Othello at the terminal against the AlphaZero network (or watch AI vs AI).",
-        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_ai_arguments(parser)
+    parser = front_end_parser("python -m alphazero.play",
+                              "Play Othello at the terminal against the AlphaZero network (or watch AI vs AI).", __doc__)
     sides = parser.add_argument_group("sides")
     sides.add_argument("--color", choices=["black", "white"], default="black", help="your colour against the AI")
     sides.add_argument("--black", metavar="SPEC", help="who plays black: human, ai or a player spec")

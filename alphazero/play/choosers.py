@@ -579,8 +579,35 @@ def endgame_empties(text: str) -> int:
     return value
 
 
+def front_end_parser(prog: str, description: str, module_doc: str) -> argparse.ArgumentParser:
+    """The parser every front-end (play, gtp, nboard, web) starts from: the AI options of
+    `add_ai_arguments`, and the examples of its module docstring (all after the first paragraph)
+    as the help's epilog, so the examples a user reads in `--help` are the ones in the source."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description=description,
+        epilog="examples:\n" + module_doc.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_ai_arguments(parser)
+    return parser
+
+
+def chooser_from_args(args: argparse.Namespace, prog: str, log) -> MoveChooser | None:
+    """The AI a front-end's parsed options ask for (`build_chooser`), announced on `log` as
+    `prog: playing as NAME`; None after printing `error: ...` to `log` when there is none, so the
+    front-end exits 2 with the one message that says what to give."""
+    try:
+        chooser = build_chooser(args.checkpoint, args.player, SearchSettings.from_args(args))
+    except NoAIError as err:
+        print(f"error: {err}", file=log)
+        return None
+    print(f"{prog}: playing as {chooser.name}", file=log, flush=True)
+    return chooser
+
+
 def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that pick and tune the AI, for `python -m alphazero.gtp` and `python -m alphazero.play`."""
+    """The options that pick and tune the AI, for every front-end (`front_end_parser`)."""
     group = parser.add_argument_group("AI")
     group.add_argument("--checkpoint", help=f"network checkpoint (default: the strongest shipped, {DEFAULT_CHECKPOINTS_TEXT})")
     group.add_argument("--player", metavar="SPEC",

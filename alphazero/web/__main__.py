@@ -15,12 +15,11 @@ extra: pip install -e ".[web]". docs/frontends.md has the details.
 
 from __future__ import annotations
 
-import argparse
 import ipaddress
 import logging
 import sys
 
-from alphazero.play.choosers import DEFAULT_CHECKPOINTS_TEXT, SearchSettings, add_ai_arguments, default_checkpoint
+from alphazero.play.choosers import DEFAULT_CHECKPOINTS_TEXT, SearchSettings, default_checkpoint, front_end_parser
 
 DEFAULT_PORT = 8037
 
@@ -35,13 +34,8 @@ def is_loopback(host: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m alphazero.web",
-        description="The web board: play, analyse, and watch a training run, in the browser.",
-        epilog="examples:\n" + __doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_ai_arguments(parser)
+    parser = front_end_parser("python -m alphazero.web",
+                              "The web board: play, analyse, and watch a training run, in the browser.", __doc__)
     parser.add_argument("--run", metavar="DIR", help="a training run directory for the run viewer")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only; anything else "

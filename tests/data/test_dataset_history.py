@@ -1,14 +1,13 @@
 """The move history stored with the supervised dataset (version 2): each row's (game, ply) points
 at the actions that lead to its position, passes included; a version-1 dataset still loads."""
 
-import json
 
 import numpy as np
 import pytest
 
-from alphazero.data.dataset import GAME_ACTIONS, MANIFEST, DatasetOptions, build_dataset, load_dataset
+from alphazero.data.dataset import GAME_ACTIONS, DatasetOptions, build_dataset, load_dataset
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, make_move
-from wthor_files import GAME_WITH_PASS, SHORTEST_GAME, write_wtb
+from wthor_files import GAME_WITH_PASS, SHORTEST_GAME, build_dataset_of_version, write_wtb
 
 
 @pytest.fixture
@@ -39,10 +38,7 @@ def test_every_rows_history_replays_to_its_position(wthor_directory, tmp_path, o
 
 def test_version_1_dataset_loads_without_history(wthor_directory, tmp_path):
     out = tmp_path / "ds"
-    build_dataset(wthor_directory, out, progress=False)
-    manifest = json.loads((out / MANIFEST).read_text())
-    manifest["version"] = 1
-    (out / MANIFEST).write_text(json.dumps(manifest))
+    build_dataset_of_version(wthor_directory, out, 1)
     for path in [out / GAME_ACTIONS, *out.glob("*_game.npy"), *out.glob("*_ply.npy")]:
         path.unlink()
     dataset = load_dataset(out)

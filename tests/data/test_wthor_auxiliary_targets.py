@@ -4,18 +4,17 @@ and final ownership from the side to move's view, from its game replayed to the 
 beside the fixture games); an unfinished game's ownership masked out; rows merged by dedup
 averaged over their occurrences."""
 
-import json
 
 import numpy as np
 import pytest
 
-from alphazero.data.dataset import MANIFEST, DatasetOptions, build_dataset, ensure_dataset, is_current, load_dataset, read_manifest
+from alphazero.data.dataset import DatasetOptions, build_dataset, ensure_dataset, is_current, load_dataset, read_manifest
 from alphazero.nn.auxiliary import SCORE_BINS, bin_scores
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import parse_square, parse_transcript
 from alphazero.pretrain.batches import auxiliary_targets
-from wthor_files import GAME_WITH_PASS, SHORTEST_GAME, write_wtb
+from wthor_files import GAME_WITH_PASS, SHORTEST_GAME, build_dataset_of_version, write_wtb
 
 # The shortest game ends with black's 13 discs on these squares and none of white's (checked by
 # hand: 4 start discs + 5 black moves + 4 white moves, every white disc flipped by the end).
@@ -152,10 +151,7 @@ def test_merged_rows_average_their_occurrences(wthor_directory, tmp_path):
 
 def test_version_2_dataset_has_no_auxiliary_targets_and_is_rebuilt(wthor_directory, tmp_path):
     out = tmp_path / "ds"
-    build_dataset(wthor_directory, out, progress=False)
-    manifest = json.loads((out / MANIFEST).read_text())
-    manifest["version"] = 2
-    (out / MANIFEST).write_text(json.dumps(manifest))
+    build_dataset_of_version(wthor_directory, out, 2)
     dataset = load_dataset(out)
     assert len(dataset.train) == 72  # still trains networks without the heads
     with pytest.raises(ValueError, match=r"no auxiliary targets; rebuild it \(version 3\).*model.score_head"):

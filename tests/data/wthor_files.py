@@ -1,9 +1,11 @@
 """Writers of small synthetic WTHOR files for the reader and dataset tests (not a test module)."""
 
+import json
 from pathlib import Path
 
 import numpy as np
 
+from alphazero.data.dataset import MANIFEST, build_dataset
 from alphazero.data.wthor import GAME_DTYPE, HEADER_DTYPE, SQUARE_TO_BYTE
 from alphazero.othello.notation import parse_square
 
@@ -48,3 +50,12 @@ def write_wtb(directory: Path, year: int, games) -> Path:
 def names_bytes(names, record_size) -> bytes:
     body = b"".join(name.encode("latin-1").ljust(record_size, b"\0") for name in names)
     return header_bytes(num_records=len(names), games_year=0, board_size=0) + body
+
+
+def build_dataset_of_version(wthor_directory: Path, out: Path, version: int) -> None:
+    """A dataset built from `wthor_directory` into `out` whose manifest says it was written by
+    format `version`: how the loader's handling of older datasets is tested."""
+    build_dataset(wthor_directory, out, progress=False)
+    manifest = json.loads((out / MANIFEST).read_text())
+    manifest["version"] = version
+    (out / MANIFEST).write_text(json.dumps(manifest))

@@ -4,10 +4,10 @@ control, and robustness against malformed input (the engine never raises and kee
 import io
 import random
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from search_doubles import DiscCountEvaluator, FlakyEvaluator
 
 from alphazero.gtp.engine import (
     MAX_LINE_CHARS,
@@ -21,7 +21,6 @@ from alphazero.gtp.engine import (
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import action_name, parse_board_text
-from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.play.choosers import FunctionChooser, SearchChooser
 
 # A random game with a forced pass: black (on move at ply 14) has no move after white's h8.
@@ -402,28 +401,6 @@ def test_serve_stops_reading_after_quit():
     serve(engine, io.BytesIO(b"quit\nplay b f5\n"), out)
     assert out.getvalue() == "=\n\n"
     assert engine.state == GameState.start()
-
-
-class DiscCountEvaluator:
-    """Uniform priors, value = tanh(disc difference / 8) for the side to move (deterministic)."""
-
-    def __call__(self, positions):
-        priors, _ = UniformEvaluator()(positions)
-        counts = np.bitwise_count(np.ascontiguousarray(positions, dtype=np.uint64)).astype(np.float32)
-        return priors, np.tanh((counts[:, 0] - counts[:, 1]) / 8).astype(np.float32)
-
-
-class FlakyEvaluator(DiscCountEvaluator):
-    """Raises on its `fail_on`-th call (as a CUDA out-of-memory error would), once."""
-
-    def __init__(self, fail_on):
-        self.calls, self.fail_on = 0, fail_on
-
-    def __call__(self, positions):
-        self.calls += 1
-        if self.calls == self.fail_on:
-            raise RuntimeError("evaluator failed")
-        return super().__call__(positions)
 
 
 def test_genmove_after_an_ai_error_reports_it_and_then_plays_what_an_engine_that_never_failed_plays():

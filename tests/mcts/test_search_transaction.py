@@ -6,6 +6,7 @@ import random
 import numpy as np
 import pytest
 from mcts_testing import HashEvaluator, random_position, tree_problems
+from search_doubles import FlakyEvaluator
 
 from alphazero.mcts.config import ROOT_POLICIES, MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
@@ -15,21 +16,6 @@ from alphazero.mcts.tree import NO_ACTION, PENDING, allocate_tree, prepare_roots
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, is_game_over_batch, make_move_batch
 
 GAMES = 4
-
-
-class FlakyEvaluator:
-    """A HashEvaluator that raises on its `fail_on`-th call (counting from 1), once."""
-
-    def __init__(self, fail_on):
-        self.inner = HashEvaluator()
-        self.calls = 0
-        self.fail_on = fail_on
-
-    def __call__(self, positions):
-        self.calls += 1
-        if self.calls == self.fail_on:
-            raise RuntimeError(f"evaluator failed on call {self.calls}")
-        return self.inner(positions)
 
 
 def midgame_positions(count, seed):
@@ -73,7 +59,7 @@ def test_after_an_evaluator_error_searches_give_exactly_a_fresh_trees_results(ro
                      temperature_plies=4, gumbel_sample_plies=2, endgame_solve_empties=0)
     positions = midgame_positions(GAMES, seed=31)
     ply = np.zeros(GAMES, dtype=np.int64)
-    flaky = BatchedSearch(cfg, FlakyEvaluator(fail_on=4), GAMES, seed=7)
+    flaky = BatchedSearch(cfg, FlakyEvaluator(inner=HashEvaluator(), fail_on=4), GAMES, seed=7)
     with pytest.raises(RuntimeError, match="evaluator failed on call 4"):
         flaky.search(positions, ply, add_noise=True)
     fresh = BatchedSearch(cfg, HashEvaluator(), GAMES, seed=7)
@@ -88,7 +74,7 @@ def test_an_error_in_a_search_of_a_reused_tree_empties_only_the_active_games_tre
                      endgame_solve_empties=0)
     positions = midgame_positions(GAMES, seed=33)
     ply = np.zeros(GAMES, dtype=np.int64)
-    evaluator = FlakyEvaluator(fail_on=0)
+    evaluator = FlakyEvaluator(inner=HashEvaluator(), fail_on=0)
     flaky = BatchedSearch(cfg, evaluator, GAMES, seed=3)
     fresh = BatchedSearch(cfg, HashEvaluator(), GAMES, seed=3)
     positions, ply = play_along([fresh, flaky], positions, ply, moves=2)
@@ -112,7 +98,7 @@ def test_gtp_style_retry_after_an_error_plays_the_move_a_fresh_search_plays():
     cfg = MCTSConfig(simulations=64, temperature_plies=0, endgame_solve_empties=0)
     positions = midgame_positions(1, seed=34)
     for fail_on in (1, 2, 5, 9):
-        flaky = BatchedSearch(cfg, FlakyEvaluator(fail_on=fail_on), 1)
+        flaky = BatchedSearch(cfg, FlakyEvaluator(inner=HashEvaluator(), fail_on=fail_on), 1)
         with pytest.raises(RuntimeError):
             flaky.search(positions, np.zeros(1), add_noise=False)
         again = flaky.search(positions, np.zeros(1), add_noise=False)

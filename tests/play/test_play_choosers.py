@@ -5,8 +5,8 @@ import math
 import random
 import time
 
-import numpy as np
 import pytest
+from search_doubles import DiscCountEvaluator, FlakyEvaluator
 
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.nn.checkpoint import build_network, save_checkpoint
@@ -298,29 +298,6 @@ def test_a_search_in_chunks_spends_a_budget_that_is_not_a_multiple_of_the_chunk_
     chooser.choose(GameState.start())
     assert chooser.last_simulations == 100
     assert SearchChooser(UniformEvaluator(), simulations=70).think(GameState.start(), should_stop=lambda: False).simulations == 70
-
-
-class DiscCountEvaluator:
-    """Uniform priors, value = tanh(disc difference / 8) for the side to move: deterministic and
-    the same in any batch, but a search with it still prefers some moves to others."""
-
-    def __call__(self, positions):
-        priors, _ = UniformEvaluator()(positions)
-        counts = np.bitwise_count(np.ascontiguousarray(positions, dtype=np.uint64)).astype(np.float32)
-        return priors, np.tanh((counts[:, 0] - counts[:, 1]) / 8).astype(np.float32)
-
-
-class FlakyEvaluator(DiscCountEvaluator):
-    """Raises on its `fail_on`-th call (as a CUDA out-of-memory error would), once."""
-
-    def __init__(self, fail_on):
-        self.calls, self.fail_on = 0, fail_on
-
-    def __call__(self, positions):
-        self.calls += 1
-        if self.calls == self.fail_on:
-            raise RuntimeError("evaluator failed")
-        return super().__call__(positions)
 
 
 def test_after_a_search_error_the_chooser_plays_what_a_chooser_that_never_failed_plays():
