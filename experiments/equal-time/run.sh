@@ -7,7 +7,7 @@
 # network's clock runs. Resumable: finished games and matches are kept in experiments/equal-time/.
 #
 #   experiments/equal-time/run.sh 0.5 10      # from the repo root; SECONDS PAIRS (NETS="a b" to choose)
-#   experiments/equal-time/run.sh 2 10
+#   NETS="selfplay-medium warmstart-medium warmstart" FIELD= experiments/equal-time/run.sh 2 10
 #   FIELD= experiments/equal-time/run.sh 0.5 10   # the networks only, without GRhino level 5
 set -u
 cd "$(dirname "$0")/../.."
@@ -16,7 +16,9 @@ pairs=${2:?pairs of openings}
 out=experiments/equal-time/s$seconds
 mkdir -p "$out"
 players=()
-nets=${NETS:-warmstart-medium selfplay warmstart}   # NETS="..." for another set of checkpoints/*.pt
+# The shipped networks in the order the games logs were started with (a new network goes last, so
+# the pairings already played keep their colours and openings); NETS="..." for another set.
+nets=${NETS:-warmstart-medium selfplay warmstart selfplay-medium}
 for net in $nets; do
   players+=("mcts:checkpoint=checkpoints/$net.pt,seconds=$seconds,threads=1,name=$net-${seconds}s")
 done
