@@ -313,3 +313,25 @@ def test_after_a_search_error_the_chooser_plays_what_a_chooser_that_never_failed
         assert flaky.choose(state) == action, f"ply {ply}"
         assert flaky.last_reused_visits == healthy.last_reused_visits
         state = state.play(action)
+
+
+@pytest.mark.parametrize("module", ["gtp", "nboard"])
+def test_a_front_end_without_an_ai_says_why_in_one_line_and_exits_2(module, capsys):
+    import importlib
+
+    main = importlib.import_module(f"alphazero.{module}.__main__").main
+    assert main(["--checkpoint", "x.pt", "--player", "greedy"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: give either --checkpoint or --player, not both"]
+
+
+def test_chooser_from_args_announces_the_ai_it_built():
+    import io
+
+    from alphazero.play.choosers import chooser_from_args, front_end_parser
+
+    parser = front_end_parser("prog", "a front-end", "title\n\n    prog --player greedy\n")
+    assert "prog --player greedy" in parser.format_help()
+    log = io.StringIO()
+    chooser = chooser_from_args(parser.parse_args(["--player", "greedy"]), "prog", log)
+    assert chooser is not None and log.getvalue() == f"prog: playing as {chooser.name}\n"
