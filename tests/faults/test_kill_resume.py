@@ -1,10 +1,12 @@
 """Kill/resume trials of the smoke preset: whatever kills the run, resume finds every finished
 game and every promoted network, and the counters match the data.
 
-The default (CI) subset: one run directory taken through a SIGKILL between a shard's write and
-its rename, a killed self-play worker, a kill -9 after set-up (with a second run refused by the
-lock meanwhile), a disk that fills during self-play, and a clean resume. The full randomized
-suite (20 trials, every phase) and a real full tmpfs are marked slow.
+The CI subset: one run directory taken through a SIGKILL between a shard's write and its rename,
+a killed self-play worker, a kill -9 after set-up (with a second run refused by the lock
+meanwhile), a disk that fills during self-play, and a clean resume. It takes about a minute of
+two cores (five training sessions), so it is marked slow to keep the README's default run under
+its 10 minutes, and .ci/run runs it by name in a stage of its own. The full randomized suite (20
+trials, every phase) and a real full tmpfs are slow too and are left to manual runs.
 """
 
 import pytest
@@ -21,6 +23,7 @@ def _assert_clean(outcome):
     assert outcome.games_lost == 0
 
 
+@pytest.mark.slow  # run by name in .ci/run ("long integration tests")
 def test_kills_a_dead_worker_and_a_full_disk_each_resume_without_losing_games_or_networks(tmp_path):
     campaign = Campaign(tmp_path)
     first = campaign.run_trial(TrialPlan("hook", fault="shard_write:1"))

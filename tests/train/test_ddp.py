@@ -154,6 +154,7 @@ def _run(command, timeout=150) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(command, proc.returncode, output, "")
 
 
+@pytest.mark.slow  # about 40 s of two cores: run by name in .ci/run ("long integration tests")
 def test_torchrun_two_processes_train_checkpoint_and_resume(tmp_path):
     run_dir = tmp_path / "run"
     first = _run(_torchrun(run_dir, "run.max_iterations=2"))
