@@ -19,6 +19,7 @@
 #   run.tar.*       the run directory (latest.pt with the optimizer, best, tb, config, the newest
 #                   replay shards that fit in TAR_MIB; older ones pruned through the buffer's own
 #                   prune, so its counters stay exact), in 15 MiB parts: cat run.tar.* | tar x
+# EXTRA="key=value ..." adds config overrides to the run (e.g. arena.every_steps=1500 for a short one).
 # DRY=1 OUT=/tmp/x bash experiments/warmstart-medium-selfplay/gpu.sh checks it on the CPU with tiny
 # budgets (to check the script, not to measure).
 source "$(dirname "$0")/../gpu-next/common.sh"
@@ -55,7 +56,7 @@ RESUME_ARGS=""; [ "${RESUME:-0}" = 1 ] && RESUME_ARGS="run.resume=true"
 if [ "$LEFT" -ge 60 ]; then
   say "self-play for ${LEFT}s in $RUN (run.max_minutes=$MINUTES: the run's earlier ${EARLIER}s count)"
   timeout -k 15 -s TERM $(( LEFT + 25 )) python3 -m alphazero.train experiment=warmstart-medium run.dir="$RUN" \
-    run.max_minutes="$MINUTES" run.progress=false eval.every_steps=0 $RESUME_ARGS $DEVICE_ARGS
+    run.max_minutes="$MINUTES" run.progress=false eval.every_steps=0 $RESUME_ARGS $DEVICE_ARGS ${EXTRA:-}
   say "run exit $?"
 else
   say "only ${LEFT}s of RUN_SECONDS left after the set-up: no self-play, packing $RUN as it is"
