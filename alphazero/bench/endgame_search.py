@@ -7,7 +7,9 @@ reach N in `--reach` (0 = solver off), each reach with its own player (its own s
 kept through the game as in a match). A reach is `N` (exact root solves and win/loss/draw
 solves of opened nodes from N empties), `N/W` (opened nodes from W empties instead:
 `mcts.endgame_wld_empties`), either with `:OPTIONS` for the solver's switch set
-(`mcts.endgame_solver_options`, e.g. `16:off` = the solver before issue 36). The reaches take turns position by position so that load
+(`mcts.endgame_solver_options`, e.g. `16:off` = the solver before issue 36) and then `:searched`
+for a search that still runs its simulations at a solved root (`mcts.search_solved_roots`, as
+before 2026-11-27: `16:off:searched` is the search and solver before issue 36). The reaches take turns position by position so that load
 from other jobs falls on all of them alike. Reports, per N: mean seconds per move over whole games
 and over the last 24 plies, the worst move, and the ratio to N = 0 (the cost of the solver).
 The JIT warm-up and the network's first calls happen before any timing.
@@ -58,11 +60,15 @@ def game_positions(player: MCTSPlayer, opening: list[int]) -> list[GameState]:
 
 
 def parse_reach(text: str) -> MCTSConfig:
-    """`N`, `N/W` or either with `:OPTIONS` (see the module doc) as the MCTSConfig it stands for."""
-    numbers, _, options = text.partition(":")
+    """`N`, `N/W`, either with `:OPTIONS` and then `:searched` (see the module doc), as the
+    MCTSConfig it stands for."""
+    numbers, _, rest = text.partition(":")
+    options, _, mode = rest.partition(":")
+    if mode not in ("", "searched"):
+        raise ValueError(f"reach {text!r}: expected N, N/W, N:OPTIONS or N:OPTIONS:searched")
     exact, _, wld = numbers.partition("/")
     return MCTSConfig(endgame_solve_empties=int(exact), endgame_wld_empties=int(wld) if wld else 0,
-                      endgame_solver_options=options or "default")
+                      endgame_solver_options=options or "default", search_solved_roots=mode == "searched")
 
 
 def main(argv):
@@ -71,7 +77,8 @@ def main(argv):
     parser.add_argument("--preset", default="small", help="model preset when no --checkpoint is given")
     parser.add_argument("--simulations", type=int, default=100)
     parser.add_argument("--reach", default="0,10,12,14,16",
-                        help="comma-separated reaches N, N/W or N:OPTIONS (0 = solver off), e.g. 0,16:off,18/20")
+                        help="comma-separated reaches N, N/W, N:OPTIONS or N:OPTIONS:searched (0 = solver off), "
+                             "e.g. 0,16:off:searched,17::searched,18/17")
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--opening-plies", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)

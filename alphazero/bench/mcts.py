@@ -8,9 +8,10 @@ time spent inside the evaluator (`network_share`; 1 - network_share is the tree 
 overhead). `--evaluator uniform` measures the tree alone (its evaluator is a tiny numba kernel);
 `--evaluator small` uses the "small" network preset with random weights. `cpu_seconds` is the
 process's CPU time for the timed run: with one torch thread (`--threads 1`) it is what the run
-costs a core, whatever else loads the machine. `--endgame`, `--endgame-wld` and `--solver-options`
-set the endgame solver (`mcts.endgame_solve_empties`, `endgame_wld_empties`,
-`endgame_solver_options`).
+costs a core, whatever else loads the machine. `--endgame`, `--endgame-wld`, `--solver-options` and
+`--search-solved-roots` set the endgame solver (`mcts.endgame_solve_empties`, `endgame_wld_empties`,
+`endgame_solver_options`, `search_solved_roots`); `network_evaluations` counts the positions the
+evaluator was asked about, which a solved root that is not searched saves.
 """
 
 from __future__ import annotations
@@ -113,6 +114,9 @@ def main(argv):
                         help="mcts.endgame_wld_empties: opened nodes solved from this many empties (default: MCTSConfig's)")
     parser.add_argument("--solver-options", default=None,
                         help="mcts.endgame_solver_options, e.g. off = the solver before issue 36 (default: default)")
+    parser.add_argument("--search-solved-roots", action="store_true",
+                        help="mcts.search_solved_roots: still run the simulations of a root the solver solved "
+                             "(as before 2026-11-27)")
     args = parser.parse_args(argv)
     for name in ("games", "simulations", "moves", "repeats", "leaves_per_step"):
         if getattr(args, name) < 1:
@@ -123,6 +127,8 @@ def main(argv):
         endgame["endgame_wld_empties"] = args.endgame_wld
     if args.solver_options is not None:
         endgame["endgame_solver_options"] = args.solver_options
+    if args.search_solved_roots:
+        endgame["search_solved_roots"] = True
     try:
         config = MCTSConfig(simulations=args.simulations, leaves_per_step=args.leaves_per_step, **endgame)
     except ValueError as err:
@@ -160,6 +166,7 @@ def main(argv):
         "endgame_solve_empties": config.endgame_solve_empties,
         "endgame_wld_empties": config.endgame_wld_empties,
         "endgame_solver_options": config.endgame_solver_options,
+        "search_solved_roots": config.search_solved_roots,
         "total_simulations": simulations,
         "seconds": round(seconds, 4),
         "cpu_seconds": round(cpu_seconds, 4),
@@ -167,6 +174,7 @@ def main(argv):
         "simulations_per_second": round(simulations / seconds),
         "tree_simulations_per_second": round(simulations / tree_seconds) if tree_seconds > 0 else None,
         "network_calls": calls,
+        "network_evaluations": leaves,
         "leaves_per_network_call": round(leaves / calls, 1) if calls else 0.0,
         "network_share": round(network_seconds / seconds, 4),
         "tree_share": round(tree_seconds / seconds, 4),

@@ -54,8 +54,10 @@ def search_within(search, position: np.ndarray, ply: int, simulations: int | Non
     """Search one game's root (`search` has num_games=1; its tree is kept, so call `reset` first for
     a fresh one) in chunks of `search.config.simulations` until `simulations` are done, `seconds`
     are spent (see the module doc) or `should_stop()` answers True between chunks. At least one
-    chunk always runs. `clock` (seconds) is time.perf_counter but for tests. Returns (SearchResult
-    of the last chunk, simulations done)."""
+    chunk always runs. A root the endgame solver solved and did not leave to the search
+    (`MCTSConfig.search_solved_roots` false: the chunk ran no simulation) is answered, so no more
+    chunks run: a solved position costs its solve, not the time budget. `clock` (seconds) is
+    time.perf_counter but for tests. Returns (SearchResult of the last chunk, simulations done)."""
     chunk = search.config.simulations
     positions = np.asarray(position, dtype=np.uint64).reshape(1, 2)
     plies = np.array([ply], dtype=np.int64)
@@ -67,8 +69,10 @@ def search_within(search, position: np.ndarray, ply: int, simulations: int | Non
         # multiple of the chunk is still spent exactly.
         budget = chunk if simulations is None else min(chunk, simulations - done)
         result = search.search(positions, plies, add_noise=False, simulations=budget)
-        done += budget
+        done += int(result.simulations[0])
         now = clock()
+        if result.simulations[0] == 0:  # solved by the endgame solver, not searched: nothing to add
+            break
         if simulations is not None and done >= simulations:
             break
         if seconds is not None and now + (now - chunk_started) > started + seconds:

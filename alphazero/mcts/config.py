@@ -95,6 +95,14 @@ class MCTSConfig:
         solves are cheaper than the evaluations they replace, below it where a root's exact solve
         (once per move) is affordable but a solve per opened node is not. Range
         0..MAX_ENDGAME_SOLVE_EMPTIES.
+      search_solved_roots: what a search does with a root the endgame solver solved exactly (at
+        most `endgame_solve_empties` empties). False: nothing more, since the solver's best move is
+        played either way: no simulations, no network evaluation, the root's tree emptied; its
+        policy is one-hot on that move (an exact policy target: a perfect player's move), its
+        value the result's sign, its simulations 0. True: its simulations are still run (their
+        visits are its policy target and the candidates an analysis lists), as before 2026-11-27.
+        Skipping is what lets a preset solve roots further out at no extra cost: the solve
+        replaces the simulations instead of adding to them (docs/benchmarks.md, issue 36).
       endgame_solver_options: the endgame solver's techniques, as `SearchOptions.parse` reads them:
         "default", or "off" for the solver before issue 36 (to measure what they changed).
       endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
@@ -122,6 +130,7 @@ class MCTSConfig:
     gumbel_c_scale: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
     endgame_wld_empties: int = DEFAULT_ENDGAME_WLD_EMPTIES
+    search_solved_roots: bool = False
     endgame_solver_options: str = "default"
     endgame_table_bits: int = 18
 
@@ -162,6 +171,8 @@ class MCTSConfig:
         _require(_integer(self.endgame_wld_empties) and 0 <= self.endgame_wld_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
                  "endgame_wld_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = endgame_solve_empties)",
                  self.endgame_wld_empties)
+        _require(isinstance(self.search_solved_roots, bool), "search_solved_roots", "true or false",
+                 self.search_solved_roots)
         _require(isinstance(self.endgame_solver_options, str) and _solver_options_ok(self.endgame_solver_options),
                  "endgame_solver_options", "a solver switch set such as default, off or off+etc",
                  self.endgame_solver_options)

@@ -42,7 +42,10 @@ solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is 
 root with at most N empties is solved for its exact score first, and the search plays the
 solver's best move (`SearchResult.exact_score` reports the score); with
 `MCTSConfig.endgame_wld_empties` = W > 0, opened nodes are solved (win/loss/draw) from W empties
-on instead of N. One solver, with its transposition table, serves all games of the search object for its
+on instead of N. A root solved exactly is not searched further unless
+`MCTSConfig.search_solved_roots`: its move, one-hot policy and value are the solver's, its tree is
+emptied, and it runs no simulations and costs no network evaluation (`SearchResult.simulations` is
+0 for it). One solver, with its transposition table, serves all games of the search object for its
 lifetime.
 
 Finished games must not be searched: an active game whose position is over raises ValueError.
@@ -84,7 +87,8 @@ class SearchResult:
       exact_score: [B] int32. The root's exact final disc difference (side to move's view, empties
         to the winner) when the endgame solver solved it, else NO_EXACT_SCORE.
       simulations: [B] int32. Simulations searched in this call (walks from the root): the call's
-        budget for active games, 0 for inactive ones. `visits[b].sum() == simulations[b] +
+        budget for active games, 0 for inactive ones and for roots solved and not searched
+        (`MCTSConfig.search_solved_roots`). `visits[b].sum() == simulations[b] +
         reused_visits[b]`; throughput figures count these, not visits.
     """
 
@@ -164,32 +168,40 @@ class BatchedSearch:
         positions, ply, active = self._check_inputs(positions, ply, active)
         self._rng_before[:] = self._rng_states
         try:
-            reused_visits, exact_score, solver_moves = self._prepare(positions, active, bool(add_noise), int(simulations))
-            searched = self._simulate(active, int(simulations))
-            return self._finish(active, ply, bool(add_noise), reused_visits, exact_score, solver_moves, searched)
+            searching, reused_visits, exact_score, solver_moves = self._prepare(positions, active, bool(add_noise),
+                                                                                int(simulations))
+            searched = self._simulate(searching, int(simulations)) if searching.any() else 0
+            return self._finish(active, searching, ply, bool(add_noise), reused_visits, exact_score, solver_moves,
+                                searched)
         except BaseException:
             self._abandon(active)
             raise
 
     def _prepare(self, positions: np.ndarray, active: np.ndarray, add_noise: bool,
-                 simulations: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Roots ready for the walks; returns reused_visits [B], exact_score [B], solver_moves [B]."""
+                 simulations: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Solve the roots within reach, then make the roots left to search ready for the walks;
+        returns searching [B] (the active games whose roots are searched), reused_visits [B],
+        exact_score [B], solver_moves [B]."""
         cfg = self.config
         tree = self.tree
-        count = prepare_roots(tree, positions, active, self._max_kept_nodes, self._new_index,
+        exact_score, solver_moves = self._solve_roots(positions, active)
+        searching = active.copy()
+        if not cfg.search_solved_roots:
+            searching &= exact_score == NO_EXACT_SCORE
+            tree.next_free[active & ~searching] = 0  # a solved root's tree has nothing left to give
+        count = prepare_roots(tree, positions, searching, self._max_kept_nodes, self._new_index,
                               self._eval_positions, self._eval_game, self._eval_node)
         if count:
             priors, values = self._evaluate(count)
             expand(tree, self._eval_game, self._eval_node, priors, count, self.config.solver)
             record_root_values(tree, self._eval_game, self._eval_node, values, count)
         if add_noise and cfg.reuse_root_visit_discount < 1:
-            discount_root_visits(tree, active, cfg.reuse_root_visit_discount)
-        exact_score, solver_moves = self._solve_roots(positions, active)
+            discount_root_visits(tree, searching, cfg.reuse_root_visit_discount)
         visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
-        root_child_visits(tree, active, visits)
+        root_child_visits(tree, searching, visits)
         reused_visits = visits.sum(axis=1, dtype=np.int32)
-        self.root_rule.prepare(tree, active, add_noise, simulations)
-        return reused_visits, exact_score, solver_moves
+        self.root_rule.prepare(tree, searching, add_noise, simulations)
+        return searching, reused_visits, exact_score, solver_moves
 
     def _simulate(self, active: np.ndarray, simulations: int) -> int:
         """`simulations` walks in every active game, `leaves_per_step` per evaluator call; returns
@@ -214,20 +226,24 @@ class BatchedSearch:
             done += leaves
         return done
 
-    def _finish(self, active: np.ndarray, ply: np.ndarray, add_noise: bool, reused_visits: np.ndarray,
-                exact_score: np.ndarray, solver_moves: np.ndarray, searched: int) -> SearchResult:
+    def _finish(self, active: np.ndarray, searching: np.ndarray, ply: np.ndarray, add_noise: bool,
+                reused_visits: np.ndarray, exact_score: np.ndarray, solver_moves: np.ndarray,
+                searched: int) -> SearchResult:
         tree = self.tree
         visits = np.zeros((self.num_games, NUM_ACTIONS), dtype=np.int32)
-        root_child_visits(tree, active, visits)
-        policy, action = self.root_rule.finish(tree, active, visits, ply, add_noise)
+        root_child_visits(tree, searching, visits)
+        policy, action = self.root_rule.finish(tree, searching, visits, ply, add_noise)
         root_value = np.zeros(self.num_games, dtype=np.float32)
-        root_values(tree, active, root_value)
+        root_values(tree, searching, root_value)
         if self.config.solver:
-            root_wipeouts(tree, active, action, root_value)
+            root_wipeouts(tree, searching, action, root_value)
         for b in np.flatnonzero(exact_score != NO_EXACT_SCORE):
             action[b] = solver_moves[b]
             root_value[b] = np.sign(exact_score[b])
-        simulations = np.where(active, searched, 0).astype(np.int32)
+            if not searching[b]:  # solved, not searched: the solver's move is the policy target
+                policy[b] = 0.0
+                policy[b, solver_moves[b]] = 1.0
+        simulations = np.where(searching, searched, 0).astype(np.int32)
         return SearchResult(policy=policy, visits=visits, root_value=root_value, action=action,
                             reused_visits=reused_visits, exact_score=exact_score, simulations=simulations)
 

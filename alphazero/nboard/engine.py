@@ -189,8 +189,9 @@ class NBoardEngine:
         self._worker = threading.Thread(target=run, name="nboard-search", daemon=True)
         self._worker.start()
 
-    def _think(self, state: GameState):
-        return self.chooser.think(state, seconds=self.seconds, should_stop=self._stop.is_set)
+    def _think(self, state: GameState, search_solved_roots: bool = True):
+        return self.chooser.think(state, seconds=self.seconds, should_stop=self._stop.is_set,
+                                  search_solved_roots=search_solved_roots)
 
     def _search_line(self, variation: list[int], value: float, exact: int | None, simulations: int, share: float) -> str:
         pv = "".join(move_text(a) for a in variation) or "PA"
@@ -274,7 +275,7 @@ class NBoardEngine:
         self._start(self._go)
 
     def _go(self, state: GameState) -> None:
-        thought = self._think(state)
+        thought = self._think(state, search_solved_roots=False)  # a move to play: the solver's suffices
         if thought.action == PASS:
             self.send("=== PA")
             return

@@ -147,22 +147,24 @@ class SearchChooser(MoveChooser):
         # None: the search's default (MCTSConfig.endgame_solve_empties); 0: no endgame solver.
         self.endgame_solve_empties = endgame_solve_empties
         self.name = name or f"MCTS {describe_limit(simulations, seconds)}"
-        self._searches: dict[int, list] = {}  # chunk size -> [BatchedSearch, GameState at its root]
+        # (chunk size, search_solved_roots) -> [BatchedSearch, GameState at its root]
+        self._searches: dict[tuple[int, bool], list] = {}
         self.last_simulations = 0  # new simulations of the latest search (for logs and tests)
         self.last_reused_visits = 0  # visits the latest search found in the tree it kept
 
     # -- search plumbing -----------------------------------------------------------------------
 
-    def _search_for(self, chunk: int, capacity: int):
-        entry = self._searches.get(chunk)
+    def _search_for(self, chunk: int, capacity: int, search_solved_roots: bool):
+        entry = self._searches.get((chunk, search_solved_roots))
         if entry is None:
             from alphazero.mcts.config import MCTSConfig
             from alphazero.mcts.search import BatchedSearch
 
             endgame = {} if self.endgame_solve_empties is None else {"endgame_solve_empties": self.endgame_solve_empties}
-            config = chunked_config(MCTSConfig(leaves_per_step=self.leaves_per_step, **endgame), chunk, capacity)
+            config = chunked_config(MCTSConfig(leaves_per_step=self.leaves_per_step,
+                                               search_solved_roots=search_solved_roots, **endgame), chunk, capacity)
             entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
-            self._searches[chunk] = entry
+            self._searches[(chunk, search_solved_roots)] = entry
         return entry
 
     @staticmethod
@@ -195,8 +197,13 @@ class SearchChooser(MoveChooser):
                 search.advance(np.array([action], dtype=np.int64))
         entry[1] = state
 
-    def _think(self, state: GameState, seconds: float | None, should_stop: Callable[[], bool] | None = None):
+    def _think(self, state: GameState, seconds: float | None, should_stop: Callable[[], bool] | None = None,
+               search_solved_roots: bool = False):
         """Search `state` within the limits; returns (SearchResult, BatchedSearch).
+
+        A position the endgame solver solves is not searched further unless `search_solved_roots`
+        (MCTSConfig.search_solved_roots): playing needs only the solver's move, an analysis wants
+        the other candidates' visits too.
 
         `should_stop`, when given, is asked between chunks of TIME_CHUNK simulations and ends the
         search early when it answers True (the NBoard engine's `ping` interrupts a search so); a
@@ -205,10 +212,10 @@ class SearchChooser(MoveChooser):
         limits = [s for s in (self.seconds, seconds) if s is not None]
         time_limit = min(limits) if limits else None
         if time_limit is None and should_stop is None:
-            entry = self._search_for(self.simulations, 2 * self.simulations + 1)
+            entry = self._search_for(self.simulations, 2 * self.simulations + 1, search_solved_roots)
         else:
             chunk = min(self.TIME_CHUNK, self.simulations or self.TIME_CHUNK)
-            entry = self._search_for(chunk, self.MAX_TIMED_NODES)
+            entry = self._search_for(chunk, self.MAX_TIMED_NODES, search_solved_roots)
         self._sync(entry, state)
         search = entry[0]
         result, done = search_within(search, state.as_array(), 60 - state.empties(), self.simulations, time_limit, should_stop)
@@ -236,25 +243,34 @@ class SearchChooser(MoveChooser):
     def analyse(self, state: GameState, seconds: float | None = None) -> list[MoveInfo] | None:
         if state.is_over():
             return []
-        result, search = self._think(state, seconds)
+        result, search = self._think(state, seconds, search_solved_roots=True)
         return root_move_infos(search.tree, result.visits[0])
 
     def think(self, state: GameState, seconds: float | None = None,
-              should_stop: Callable[[], bool] | None = None) -> "Thought":
+              should_stop: Callable[[], bool] | None = None, search_solved_roots: bool = True) -> "Thought":
         """One search of `state` and everything it found (the move, the candidates, the principal
         variation, the root's value and exact score), without playing the move: the web board's
-        analysis and the NBoard engine's `go`/`hint` read it. Raises ValueError at a finished game."""
+        analysis and the NBoard engine's `go`/`hint` read it. Raises ValueError at a finished game.
+
+        A position the endgame solver solves is still searched for its candidates unless
+        `search_solved_roots` is false (a move to play, NBoard's `go`): then the solver's move is
+        the only candidate, with the exact result's sign as its value and no visits."""
         if state.is_over():
             raise ValueError("the game is over: there is nothing to search")
         started = time.perf_counter()
         if state.must_pass():
             self.last_simulations = 0
             return Thought(PASS, [MoveInfo(PASS, 1.0, math.nan)], [PASS], math.nan, None, 0, 0.0, [[PASS]])
-        result, search = self._think(state, seconds, should_stop)
+        result, search = self._think(state, seconds, should_stop, search_solved_roots)
         exact = int(result.exact_score[0])
         from alphazero.mcts.search import NO_EXACT_SCORE
         from alphazero.mcts.tree import ROOT, UNVISITED
 
+        if exact != NO_EXACT_SCORE and result.simulations[0] == 0:  # solved, not searched
+            action = int(result.action[0])
+            return Thought(action=action, moves=[MoveInfo(action, 1.0, float(np.sign(exact)), 0)],
+                           principal_variation=[action], root_value=float(result.root_value[0]), exact_score=exact,
+                           simulations=0, seconds=time.perf_counter() - started, variations=[[action]])
         moves = root_move_infos(search.tree, result.visits[0])
         variations = []
         for info in moves:

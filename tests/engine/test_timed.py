@@ -37,7 +37,7 @@ class FakeSearch:
         assert positions.shape == (1, 2) and plies.shape == (1,) and add_noise is False
         self.budgets.append(simulations)
         self.clock.now += self.durations[len(self.budgets) - 1]
-        return SimpleNamespace(action=np.array([19]))
+        return SimpleNamespace(action=np.array([19]), simulations=np.array([simulations], dtype=np.int32))
 
 
 START = GameState.start().as_array()
@@ -132,3 +132,43 @@ def test_spec_seconds_means_by_time_alone_unless_simulations_cap_it():
     assert make_player("mcts:evaluator=uniform").simulations == 100
     with pytest.raises(ValueError, match="seconds per move"):
         make_player("mcts:evaluator=uniform,seconds=0")
+
+
+def _solvable_state(empties=10):
+    """A position of a random game with `empties` empty squares (the default solver reach is 17)."""
+    return next(state for state in _random_states(3000) if state.empties() == empties and not state.must_pass())
+
+
+def test_a_solved_position_costs_its_solve_not_the_time_budget():
+    """The default search does not search a root the endgame solver solved: one chunk, no simulation,
+    however much time is left; the move is the solver's."""
+    from alphazero.engine.timed import TIME_CHUNK
+    from alphazero.mcts.search import BatchedSearch
+    from alphazero.solver.solver import Solver
+
+    state = _solvable_state()
+    search = BatchedSearch(chunked_config(MCTSConfig(), TIME_CHUNK, 4096), UniformEvaluator(), 1)
+    clock = FakeClock()
+    result, done = search_within(search, state.as_array(), 60 - state.empties(), None, 1000.0, clock=clock)
+    assert done == 0 and result.simulations[0] == 0
+    exact = Solver(table_bits=12).solve(state.player, state.opponent)
+    assert result.exact_score[0] == exact.score
+    assert -Solver(table_bits=12).solve(*state.play(int(result.action[0])).as_array().tolist()).score == exact.score
+    searched = BatchedSearch(chunked_config(MCTSConfig(search_solved_roots=True), TIME_CHUNK, 4096),
+                             UniformEvaluator(), 1)
+    _, done = search_within(searched, state.as_array(), 60 - state.empties(), 3 * TIME_CHUNK, None)
+    assert done == 3 * TIME_CHUNK  # searched anyway when asked to
+
+
+def test_the_chooser_plays_a_solved_position_at_once_and_still_analyses_it():
+    from alphazero.play.choosers import SearchChooser
+
+    state = _solvable_state()
+    chooser = SearchChooser(UniformEvaluator(), simulations=None, seconds=30.0)
+    move = chooser.choose(state)
+    assert move in state.legal_actions() and chooser.last_simulations == 0
+    played = chooser.think(state, search_solved_roots=False)
+    assert played.action == move and played.simulations == 0 and played.exact_score is not None
+    assert [m.action for m in played.moves] == [move] and played.variations == [[move]]
+    analysis = SearchChooser(UniformEvaluator(), simulations=64).think(state)  # analysis: candidates searched
+    assert analysis.action == move and analysis.simulations == 64 and len(analysis.moves) == len(state.legal_actions())

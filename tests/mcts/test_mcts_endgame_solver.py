@@ -4,7 +4,7 @@ import random
 
 import numpy as np
 import pytest
-from mcts_testing import HashEvaluator, random_endgame, solve
+from mcts_testing import HashEvaluator, RecordingEvaluator, random_endgame, solve
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
@@ -86,9 +86,11 @@ def test_off_solves_nothing():
     assert not (statuses == SOLVED).any()
 
 
-def test_advancing_into_a_solved_child_starts_a_fresh_tree():
+@pytest.mark.parametrize("search_solved_roots", [True, False])
+def test_advancing_into_a_solved_child_starts_a_fresh_tree(search_solved_roots):
     states = endgames(5, 9, 2)
-    cfg = MCTSConfig(simulations=40, endgame_solve_empties=8, temperature_plies=0)
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=8, temperature_plies=0,
+                     search_solved_roots=search_solved_roots)
     search, result = _search(cfg, states)
     search.advance(result.action)
     assert (search.tree.next_free == 0).all()
@@ -96,7 +98,66 @@ def test_advancing_into_a_solved_child_starts_a_fresh_tree():
     positions = np.array([[s.player, s.opponent] for s in after], dtype=np.uint64)
     again = search.search(positions, np.full(len(after), 51), add_noise=False)
     assert (again.exact_score != NO_EXACT_SCORE).all()
-    assert (search.tree.nodes["status"][:, ROOT] == 1).all()  # the fresh root was evaluated: EXPANDED
+    if search_solved_roots:
+        assert (search.tree.nodes["status"][:, ROOT] == 1).all()  # the fresh root was evaluated: EXPANDED
+    else:
+        assert (search.tree.next_free == 0).all()  # solved, not searched: nothing was opened
+
+
+@pytest.mark.parametrize("root_policy", ["puct", "gumbel"])
+@pytest.mark.parametrize("add_noise", [True, False])
+def test_a_solved_root_is_answered_by_the_solver_without_simulations_or_evaluations(root_policy, add_noise):
+    states = endgames(31, 9, 4) + endgames(32, 12, 2)  # all within reach
+    cfg = MCTSConfig(simulations=50, endgame_solve_empties=12, root_policy=root_policy, gumbel_sample_plies=30)
+    evaluator = RecordingEvaluator(HashEvaluator(2))
+    search = BatchedSearch(cfg, evaluator, len(states), seed=3)
+    search.tree.next_free[:] = 7  # as if trees were kept from earlier moves: a solved root empties its tree
+    positions = np.array([[s.player, s.opponent] for s in states], dtype=np.uint64)
+    result = search.search(positions, np.full(len(states), 5), add_noise=add_noise)
+    assert evaluator.batches == []
+    assert (search.tree.next_free == 0).all()
+    assert (result.simulations == 0).all() and (result.visits == 0).all() and (result.reused_visits == 0).all()
+    reference = Solver(table_bits=12)
+    for b, state in enumerate(states):
+        exact = reference.solve(state.player, state.opponent)
+        assert result.exact_score[b] == exact.score and result.root_value[b] == np.sign(exact.score)
+        child = make_move(np.uint64(state.player), np.uint64(state.opponent), int(result.action[b]))
+        assert -reference.solve(int(child[0]), int(child[1])).score == exact.score
+        expected = np.zeros(65, dtype=np.float32)
+        expected[int(result.action[b])] = 1.0
+        assert np.array_equal(result.policy[b], expected)  # the policy target: the solver's move
+
+
+@pytest.mark.parametrize("root_policy", ["puct", "gumbel"])
+def test_solved_roots_leave_the_other_games_of_the_batch_as_a_search_of_them_alone(root_policy):
+    solved, unsolved = endgames(41, 8, 1)[0], endgames(42, 16, 1)[0]
+    cfg = MCTSConfig(simulations=48, endgame_solve_empties=10, root_policy=root_policy)
+    both = BatchedSearch(cfg, HashEvaluator(4), 2, seed=10)
+    alone = BatchedSearch(cfg, HashEvaluator(4), 1, seed=11)  # game 1's stream: seed + 1
+    together = both.search(np.array([[solved.player, solved.opponent], [unsolved.player, unsolved.opponent]],
+                                    dtype=np.uint64), np.array([30, 30]), add_noise=True)
+    by_itself = alone.search(np.array([[unsolved.player, unsolved.opponent]], dtype=np.uint64), np.array([30]),
+                             add_noise=True)
+    assert together.simulations.tolist() == [0, 48] and together.exact_score[1] == NO_EXACT_SCORE
+    for name in ("policy", "visits", "root_value", "action", "simulations"):
+        assert np.array_equal(getattr(together, name)[1], getattr(by_itself, name)[0]), name
+
+
+def test_search_solved_roots_still_runs_the_simulations_and_plays_the_solvers_move():
+    states = endgames(51, 10, 4)
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=12, temperature_plies=0, search_solved_roots=True)
+    evaluator = RecordingEvaluator(HashEvaluator(6))
+    search = BatchedSearch(cfg, evaluator, len(states), seed=1)
+    positions = np.array([[s.player, s.opponent] for s in states], dtype=np.uint64)
+    result = search.search(positions, np.full(len(states), 50), add_noise=False)
+    assert (result.simulations == 40).all() and (result.visits.sum(axis=1) == 40).all()
+    assert len(evaluator.batches) > 0
+    reference = Solver(table_bits=12)
+    for b, state in enumerate(states):
+        child = make_move(np.uint64(state.player), np.uint64(state.opponent), int(result.action[b]))
+        assert -reference.solve(int(child[0]), int(child[1])).score == result.exact_score[b]
+    with pytest.raises(ValueError, match="search_solved_roots"):
+        MCTSConfig(search_solved_roots="yes")
 
 
 def _solved_by_empties(search):

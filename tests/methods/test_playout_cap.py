@@ -12,7 +12,7 @@ import torch
 from alphazero.train.schema import Config
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
-from alphazero.mcts.search import BatchedSearch
+from alphazero.mcts.search import NO_EXACT_SCORE, BatchedSearch
 from alphazero.nn.checkpoint import build_network
 from alphazero.nn.config import model_preset
 from alphazero.othello.bitboard import PASS
@@ -31,7 +31,8 @@ FULL, SMALL = 12, 3
 
 
 class SpySearch(BatchedSearch):
-    """Logs every search call: (active slots, add_noise, simulations, root visits after)."""
+    """Logs every search call: (active slots, add_noise, simulations, root visits after, and
+    whether the endgame solver answered the root: such a root is not searched)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -40,7 +41,7 @@ class SpySearch(BatchedSearch):
     def search(self, positions, ply, active=None, add_noise=True, simulations=None):
         result = super().search(positions, ply, active=active, add_noise=add_noise, simulations=simulations)
         fresh = result.visits.sum(axis=1) - result.reused_visits
-        self.calls.append((np.array(active), add_noise, simulations, fresh))
+        self.calls.append((np.array(active), add_noise, simulations, fresh, result.exact_score != NO_EXACT_SCORE))
         return result
 
 
@@ -58,16 +59,17 @@ def test_full_searches_get_policy_targets_and_small_ones_do_not():
     masks = np.concatenate([r.policy_mask if r.policy_mask is not None else np.ones(len(r), bool) for r in records])
     searched = np.concatenate([r.actions != PASS for r in records])
     assert len(calls) == searched.sum()
-    full_calls = np.array([noise for _, noise, _, _ in calls])
+    full_calls = np.array([noise for _, noise, _, _, _ in calls])
     np.testing.assert_array_equal(masks[searched], full_calls)
     assert masks[~searched].all()  # a forced pass keeps its one-hot (unused) target
     assert 0 < full_calls.sum() < len(calls)  # both kinds happened
-    for active, noise, simulations, fresh in calls:
+    assert any(solved[0] for *_, solved in calls)  # the games reached the solver's reach
+    for active, noise, simulations, fresh, solved in calls:
         assert active.all()
         if noise:
-            assert simulations is None and fresh[0] == FULL
+            assert simulations is None and fresh[0] == (0 if solved[0] else FULL)
         else:
-            assert simulations == SMALL and fresh[0] == SMALL
+            assert simulations == SMALL and fresh[0] == (0 if solved[0] else SMALL)
     # Small-search positions still become training samples (value targets) with the mask off.
     shard = encode_shard(records)
     assert shard.num_positions == searched.sum()
@@ -80,10 +82,10 @@ def test_gumbel_small_searches_keep_their_noise_so_their_moves_are_sampled():
     records, calls = _play(0.5, games=4, root_policy="gumbel")
     searched = np.concatenate([r.actions != PASS for r in records])
     masks = np.concatenate([r.policy_mask for r in records])[searched]
-    kinds = np.array([simulations is None for _, _, simulations, _ in calls])
+    kinds = np.array([simulations is None for _, _, simulations, _, _ in calls])
     np.testing.assert_array_equal(masks, kinds)
     assert 0 < kinds.sum() < len(calls)
-    assert all(noise for _, noise, _, _ in calls)
+    assert all(noise for _, noise, _, _, _ in calls)
     # With a uniform evaluator only the noise tells the moves apart: the first small search from
     # the same position picks different moves under different seeds.
     first_small = []
@@ -98,7 +100,7 @@ def test_gumbel_small_searches_keep_their_noise_so_their_moves_are_sampled():
 def test_fraction_one_searches_every_move_fully_and_records_no_mask():
     records, calls = _play(1.0)
     assert all(r.policy_mask is None for r in records)
-    assert all(noise and simulations is None for _, noise, simulations, _ in calls)
+    assert all(noise and simulations is None for _, noise, simulations, _, _ in calls)
 
 
 def test_policy_mask_round_trips_through_a_shard_and_reaches_the_batch(tmp_path):

@@ -120,7 +120,8 @@ def test_games_in_flight_continue_in_another_runner_as_if_they_never_stopped():
 
 def test_simulations_run_counts_the_simulations_searched_not_the_visits_reused_from_the_last_move():
     """Tree reuse carries the played child's visits into the next search; they are not simulations
-    of that move. Forced passes are not searched; playout cap's small searches count their budget."""
+    of that move. Forced passes are not searched, nor are the roots the endgame solver answered;
+    playout cap's small searches count their budget."""
     for cap_fraction in (1.0, 0.5):
         search = BatchedSearch(MCTSConfig(simulations=16, tree_reuse=True), UniformEvaluator(), 4, seed=2)
         runner = SelfPlayRunner(search, np.random.default_rng(2), random_opening_plies=2,
@@ -129,6 +130,7 @@ def test_simulations_run_counts_the_simulations_searched_not_the_visits_reused_f
         expected = 0
         for record in records:
             full = np.ones(len(record), dtype=bool) if record.policy_mask is None else record.policy_mask
-            searched = record.actions != PASS
+            searched = (record.actions != PASS) & np.isnan(record.exact_values)
+            assert (~np.isnan(record.exact_values)).any()  # the solver answered the last moves
             expected += 16 * int((searched & full).sum()) + 5 * int((searched & ~full).sum())
         assert runner.simulations_run == expected
