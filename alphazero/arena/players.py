@@ -91,12 +91,13 @@ def describe_budget(simulations: int | None, seconds: float | None) -> str:
 
 
 def _with_endgame(config, endgame: int | None):
-    """`config` (default MCTSConfig()) with endgame_solve_empties = endgame, unless endgame is None."""
+    """`config` (default MCTSConfig()) solving roots and opened nodes from `endgame` empties
+    (endgame_solve_empties = endgame, endgame_wld_empties = 0: the same reach), unless endgame is None."""
     if endgame is None:
         return config
     from alphazero.mcts.config import MCTSConfig
 
-    return dataclasses.replace(config or MCTSConfig(), endgame_solve_empties=endgame)
+    return dataclasses.replace(config or MCTSConfig(), endgame_solve_empties=endgame, endgame_wld_empties=0)
 
 
 class MCTSPlayer(Player):
@@ -152,8 +153,9 @@ class MCTSPlayer(Player):
     ) -> "MCTSPlayer":
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
         `threads` for its network calls, torch's default when None; `precision` auto, fp32 or
-        bf16, see alphazero.nn.precision). `endgame` sets `MCTSConfig.endgame_solve_empties`
-        (None: the default; 0: off)."""
+        bf16, see alphazero.nn.precision). `endgame` E solves roots and opened nodes from E
+        empties (`MCTSConfig.endgame_solve_empties` = E, `endgame_wld_empties` = 0; None: the
+        defaults, 0: off)."""
         from alphazero.engine.factory import build_evaluator
         from alphazero.nn.checkpoint import load_network
 
@@ -467,7 +469,7 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve exactly from E empties, 0 = off, default MCTSConfig's)",
+    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots 18, opened nodes 17)",
     "mcts:evaluator=uniform[,simulations=N][,seconds=S][,endgame=E]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"',
     "any form may add ,name=LABEL",

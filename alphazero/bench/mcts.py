@@ -122,7 +122,8 @@ def main(argv):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
 
-    endgame = {} if args.endgame is None else {"endgame_solve_empties": args.endgame}
+    # --endgame N alone solves roots and opened nodes from N (as the arena's endgame=N does).
+    endgame = {} if args.endgame is None else {"endgame_solve_empties": args.endgame, "endgame_wld_empties": 0}
     if args.endgame_wld is not None:
         endgame["endgame_wld_empties"] = args.endgame_wld
     if args.solver_options is not None:

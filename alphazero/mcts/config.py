@@ -7,11 +7,14 @@ from dataclasses import dataclass
 
 # Solving from more empties than this takes seconds to minutes per position in numba.
 MAX_ENDGAME_SOLVE_EMPTIES = 24
-# Chosen by measurement (docs/benchmarks.md, "Endgame solver: fewer nodes"): the largest N at which
-# a move's time with the small network at 100 simulations on a 2-core CPU is no more than with the
-# solver before issue 36 at its default of 16 (18 costs 18-45% more in the last 24 empties).
-DEFAULT_ENDGAME_SOLVE_EMPTIES = 17
-DEFAULT_ENDGAME_WLD_EMPTIES = 0
+# Chosen by measurement (docs/benchmarks.md, "Endgame solver: fewer nodes"): roots solved exactly
+# from 18 empties, opened nodes (win/loss/draw) from 17, with a solved root not searched
+# (search_solved_roots false), cost a move of the small network at 100 simulations on a 2-core CPU
+# no more than the search and solver before issue 36 at their default of 16 did (two runs: 0.769
+# and 0.747 of the solver-off time against 0.779 and 0.761); 19/17 cost about as much as 16 did
+# (0.776, 0.767), 20/17 more (0.803, 0.816), and 18 with opened nodes at 18 doubled the slowest move.
+DEFAULT_ENDGAME_SOLVE_EMPTIES = 18
+DEFAULT_ENDGAME_WLD_EMPTIES = 17
 ROOT_POLICIES = ("puct", "gumbel")
 
 
@@ -88,7 +91,8 @@ class MCTSConfig:
         endgame solver (alphazero.solver, win/loss/draw) when the search opens it, instead of being
         evaluated by the network: its value is the exact result and it feeds the solver's proofs.
         A root with at most this many empties is solved for the exact score, and the search plays
-        its best move. 0 turns the endgame solver off. Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
+        its best move. 0 turns the endgame solver off (opened nodes too, whatever
+        `endgame_wld_empties` says). Range 0..MAX_ENDGAME_SOLVE_EMPTIES.
       endgame_wld_empties: opened nodes are solved (win/loss/draw) from this many empties on
         instead of from `endgame_solve_empties` (0: the same). A node's proof needs only the sign,
         and one solve per opened node adds up: set it above `endgame_solve_empties` where those
@@ -182,6 +186,8 @@ class MCTSConfig:
     @property
     def leaf_solve_empties(self) -> int:
         """Opened nodes with at most this many empties are solved (win/loss/draw); 0 = none."""
+        if self.endgame_solve_empties == 0:
+            return 0
         return self.endgame_wld_empties or self.endgame_solve_empties
 
     @property

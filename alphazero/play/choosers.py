@@ -144,7 +144,8 @@ class SearchChooser(MoveChooser):
         self.seconds = seconds
         self.seed = seed
         self.leaves_per_step = leaves_per_step
-        # None: the search's default (MCTSConfig.endgame_solve_empties); 0: no endgame solver.
+        # None: the search's defaults (MCTSConfig.endgame_solve_empties and endgame_wld_empties);
+        # N: roots and opened nodes solved from N empties; 0: no endgame solver.
         self.endgame_solve_empties = endgame_solve_empties
         self.name = name or f"MCTS {describe_limit(simulations, seconds)}"
         # (chunk size, search_solved_roots) -> [BatchedSearch, GameState at its root]
@@ -160,7 +161,8 @@ class SearchChooser(MoveChooser):
             from alphazero.mcts.config import MCTSConfig
             from alphazero.mcts.search import BatchedSearch
 
-            endgame = {} if self.endgame_solve_empties is None else {"endgame_solve_empties": self.endgame_solve_empties}
+            endgame = ({} if self.endgame_solve_empties is None else
+                       {"endgame_solve_empties": self.endgame_solve_empties, "endgame_wld_empties": 0})
             config = chunked_config(MCTSConfig(leaves_per_step=self.leaves_per_step,
                                                search_solved_roots=search_solved_roots, **endgame), chunk, capacity)
             entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
@@ -643,5 +645,6 @@ def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
                             "8 is faster on CPU)")
     group.add_argument("--seed", type=int, default=0)
     group.add_argument("--endgame", type=endgame_empties, default=None, metavar="N",
-                       help="solve positions with at most N empties exactly (perfect play from there on); "
-                            f"0 = off (default: the search's default, {default_endgame_empties()})")
+                       help="solve positions with at most N empties exactly (perfect play from there on; the "
+                            "positions the search opens too); 0 = off (default: the search's default, "
+                            f"{default_endgame_empties()} for the position played)")

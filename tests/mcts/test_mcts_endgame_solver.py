@@ -33,7 +33,7 @@ def _search(config, states, evaluator=None):
 @pytest.mark.parametrize("empties", [1, 4, 8, 12])
 def test_root_within_reach_plays_an_exact_best_move_at_one_simulation(empties):
     states = endgames(empties, empties, 6)
-    cfg = MCTSConfig(simulations=1, endgame_solve_empties=12, temperature_plies=0)
+    cfg = MCTSConfig(simulations=1, endgame_solve_empties=12, endgame_wld_empties=0, temperature_plies=0)
     _, result = _search(cfg, states)
     reference = Solver(table_bits=12)
     for b, state in enumerate(states):
@@ -46,7 +46,7 @@ def test_root_within_reach_plays_an_exact_best_move_at_one_simulation(empties):
 
 def test_opened_nodes_within_reach_are_solved_with_their_exact_result():
     states = endgames(7, 10, 4)  # root at 10 empties, solving from 8: the children are searched
-    cfg = MCTSConfig(simulations=60, endgame_solve_empties=8, temperature_plies=0)
+    cfg = MCTSConfig(simulations=60, endgame_solve_empties=8, endgame_wld_empties=0, temperature_plies=0)
     search, result = _search(cfg, states, HashEvaluator(3))
     assert (result.exact_score == NO_EXACT_SCORE).all()
     tree = search.tree
@@ -67,7 +67,7 @@ def test_opened_nodes_within_reach_are_solved_with_their_exact_result():
 
 def test_root_one_beyond_reach_is_proven_by_the_tree():
     states = endgames(11, 7, 5)
-    cfg = MCTSConfig(simulations=40, endgame_solve_empties=6, temperature_plies=0, tree_reuse=False)
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=6, endgame_wld_empties=0, temperature_plies=0, tree_reuse=False)
     search, result = _search(cfg, states, HashEvaluator(5))
     for b, state in enumerate(states):
         root = search.tree.nodes[b, ROOT]
@@ -79,7 +79,7 @@ def test_root_one_beyond_reach_is_proven_by_the_tree():
 
 def test_off_solves_nothing():
     states = endgames(3, 6, 3)
-    cfg = MCTSConfig(simulations=30, endgame_solve_empties=0)
+    cfg = MCTSConfig(simulations=30, endgame_solve_empties=0, endgame_wld_empties=0)
     search, result = _search(cfg, states)
     assert (result.exact_score == NO_EXACT_SCORE).all()
     statuses = search.tree.nodes["status"][:, : search.tree.next_free.max()]
@@ -89,7 +89,7 @@ def test_off_solves_nothing():
 @pytest.mark.parametrize("search_solved_roots", [True, False])
 def test_advancing_into_a_solved_child_starts_a_fresh_tree(search_solved_roots):
     states = endgames(5, 9, 2)
-    cfg = MCTSConfig(simulations=40, endgame_solve_empties=8, temperature_plies=0,
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=8, endgame_wld_empties=0, temperature_plies=0,
                      search_solved_roots=search_solved_roots)
     search, result = _search(cfg, states)
     search.advance(result.action)
@@ -108,7 +108,7 @@ def test_advancing_into_a_solved_child_starts_a_fresh_tree(search_solved_roots):
 @pytest.mark.parametrize("add_noise", [True, False])
 def test_a_solved_root_is_answered_by_the_solver_without_simulations_or_evaluations(root_policy, add_noise):
     states = endgames(31, 9, 4) + endgames(32, 12, 2)  # all within reach
-    cfg = MCTSConfig(simulations=50, endgame_solve_empties=12, root_policy=root_policy, gumbel_sample_plies=30)
+    cfg = MCTSConfig(simulations=50, endgame_solve_empties=12, endgame_wld_empties=0, root_policy=root_policy, gumbel_sample_plies=30)
     evaluator = RecordingEvaluator(HashEvaluator(2))
     search = BatchedSearch(cfg, evaluator, len(states), seed=3)
     search.tree.next_free[:] = 7  # as if trees were kept from earlier moves: a solved root empties its tree
@@ -131,7 +131,7 @@ def test_a_solved_root_is_answered_by_the_solver_without_simulations_or_evaluati
 @pytest.mark.parametrize("root_policy", ["puct", "gumbel"])
 def test_solved_roots_leave_the_other_games_of_the_batch_as_a_search_of_them_alone(root_policy):
     solved, unsolved = endgames(41, 8, 1)[0], endgames(42, 16, 1)[0]
-    cfg = MCTSConfig(simulations=48, endgame_solve_empties=10, root_policy=root_policy)
+    cfg = MCTSConfig(simulations=48, endgame_solve_empties=10, endgame_wld_empties=0, root_policy=root_policy)
     both = BatchedSearch(cfg, HashEvaluator(4), 2, seed=10)
     alone = BatchedSearch(cfg, HashEvaluator(4), 1, seed=11)  # game 1's stream: seed + 1
     together = both.search(np.array([[solved.player, solved.opponent], [unsolved.player, unsolved.opponent]],
@@ -145,7 +145,7 @@ def test_solved_roots_leave_the_other_games_of_the_batch_as_a_search_of_them_alo
 
 def test_search_solved_roots_still_runs_the_simulations_and_plays_the_solvers_move():
     states = endgames(51, 10, 4)
-    cfg = MCTSConfig(simulations=40, endgame_solve_empties=12, temperature_plies=0, search_solved_roots=True)
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=12, endgame_wld_empties=0, temperature_plies=0, search_solved_roots=True)
     evaluator = RecordingEvaluator(HashEvaluator(6))
     search = BatchedSearch(cfg, evaluator, len(states), seed=1)
     positions = np.array([[s.player, s.opponent] for s in states], dtype=np.uint64)
@@ -187,6 +187,15 @@ def test_wld_threshold_sets_which_opened_nodes_are_solved_and_exact_which_roots(
     roots = endgames(22, 9, 3)
     _, result = _search(cfg, roots, HashEvaluator(3))
     assert ((result.exact_score != NO_EXACT_SCORE) == (9 <= exact)).all()
+
+
+def test_the_default_solves_roots_from_18_and_opened_nodes_from_17_and_0_turns_both_off():
+    assert (MCTSConfig().endgame_solve_empties, MCTSConfig().leaf_solve_empties) == (18, 17)
+    off = MCTSConfig(endgame_solve_empties=0)  # the default endgame_wld_empties (17) is not used
+    assert off.leaf_solve_empties == 0 and BatchedSearch(off, UniformEvaluator(), 1).endgame_solver is None
+    states = endgames(61, 9, 2)
+    _, result = _search(MCTSConfig(simulations=20, endgame_solve_empties=0, endgame_wld_empties=12), states)
+    assert (result.exact_score == NO_EXACT_SCORE).all() and (result.simulations == 20).all()
 
 
 def test_solver_options_pick_the_solvers_switch_set():
