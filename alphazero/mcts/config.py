@@ -10,9 +10,10 @@ MAX_ENDGAME_SOLVE_EMPTIES = 24
 # Chosen by measurement (docs/benchmarks.md, "Endgame solver: fewer nodes"): roots solved exactly
 # from 18 empties, opened nodes (win/loss/draw) from 17, with a solved root not searched
 # (search_solved_roots false), cost a move of the small network at 100 simulations on a 2-core CPU
-# no more than the search and solver before issue 36 at their default of 16 did (two runs: 0.769
-# and 0.747 of the solver-off time against 0.779 and 0.761); 19/17 cost about as much as 16 did
-# (0.776, 0.767), 20/17 more (0.803, 0.816), and 18 with opened nodes at 18 doubled the slowest move.
+# no more than the search and solver before issue 36 at their default of 16 did (three runs: 0.769,
+# 0.747 and 0.759 of the solver-off time against 0.779, 0.761 and 0.761); 19/17 cost about as much
+# as 16 did (0.776, 0.767, 0.777), 20/17 more (0.803, 0.816), and 18 with opened nodes at 18
+# doubled the slowest move.
 DEFAULT_ENDGAME_SOLVE_EMPTIES = 18
 DEFAULT_ENDGAME_WLD_EMPTIES = 17
 ROOT_POLICIES = ("puct", "gumbel")

@@ -77,7 +77,8 @@ class SearchResult:
     Attributes:
       policy: [B, 65] float32. The training target: the root visit distribution (in self-play with
         forced playouts, the pruned visits: see MCTSConfig.forced_playouts_k), or with root_policy
-        "gumbel" the improved policy (0 on illegal actions, summing to 1).
+        "gumbel" the improved policy (0 on illegal actions, summing to 1); one-hot on the solver's
+        move at a root the endgame solver solved and the search did not search.
       visits: [B, 65] int32. Root children's visit counts (reused visits included).
       root_value: [B] float32. Mean value of the root from the side to move's view (its exact
         result instead once the solver has proven it).

@@ -8,6 +8,9 @@
 #
 #   experiments/equal-time/grhino5.sh selfplay-medium 10 0.5 2        # NETS PAIRS SECONDS_A SECONDS_B
 #   experiments/equal-time/grhino5.sh "warmstart selfplay" 10 0.5 2   # several networks, queued per core
+# The network solves endgames from 17 empties (`endgame=17`, roots and opened nodes: the default when
+# this table was started, 2026-11-27) so that every cell plays by the same rules; the default is
+# 18/17 since then. ENDGAME=18 (say) changes it for a new table.
 set -u
 cd "$(dirname "$0")/../.."
 nets=${1:?network names in checkpoints/ (space-separated)}
@@ -19,7 +22,7 @@ cell() {  # CORE NET SECONDS: one network at one budget against GRhino 5, pinned
   echo "$(date -u +%FT%TZ) start $net ${seconds}s core $core load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/uptime-$net.txt"
   taskset -c "$core" python -m alphazero.arena ladder --pairs "$pairs" --seed 0 --concurrency 1 \
       --games-log "$out/$net-${seconds}s.jsonl" --out "$out/$net-${seconds}s.md" \
-      "mcts:checkpoint=checkpoints/$net.pt,seconds=$seconds,threads=1,name=$net-${seconds}s" \
+      "mcts:checkpoint=checkpoints/$net.pt,seconds=$seconds,threads=1,endgame=${ENDGAME:-17},name=$net-${seconds}s" \
       'gtp:"/usr/games/gtp-rhino -l 5 -r 0 -b 0",processes=1,timeout=1800,name=grhino-5' \
       >> "$out/$net-${seconds}s.log" 2>&1
   echo "$(date -u +%FT%TZ) end $net ${seconds}s core $core exit $? load $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/uptime-$net.txt"
