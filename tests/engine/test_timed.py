@@ -135,7 +135,7 @@ def test_spec_seconds_means_by_time_alone_unless_simulations_cap_it():
 
 
 def _solvable_state(empties=10):
-    """A position of a random game with `empties` empty squares (the default solver reach is 17)."""
+    """A position of a random game with `empties` empty squares (within the default solver reach, 18)."""
     return next(state for state in _random_states(3000) if state.empties() == empties and not state.must_pass())
 
 
