@@ -92,12 +92,12 @@ def describe_budget(simulations: int | None, seconds: float | None) -> str:
 
 def _with_endgame(config, endgame: int | None):
     """`config` (default MCTSConfig()) solving roots and opened nodes from `endgame` empties
-    (endgame_solve_empties = endgame, endgame_wld_empties = 0: the same reach), unless endgame is None."""
+    (`MCTSConfig.with_endgame_reach`: one reach, no node limit), unless endgame is None."""
     if endgame is None:
         return config
     from alphazero.mcts.config import MCTSConfig
 
-    return dataclasses.replace(config or MCTSConfig(), endgame_solve_empties=endgame, endgame_wld_empties=0)
+    return (config or MCTSConfig()).with_endgame_reach(endgame)
 
 
 class MCTSPlayer(Player):

@@ -8,8 +8,9 @@ time spent inside the evaluator (`network_share`; 1 - network_share is the tree 
 overhead). `--evaluator uniform` measures the tree alone (its evaluator is a tiny numba kernel);
 `--evaluator small` uses the "small" network preset with random weights. `cpu_seconds` is the
 process's CPU time for the timed run: with one torch thread (`--threads 1`) it is what the run
-costs a core, whatever else loads the machine. `--endgame`, `--endgame-wld`, `--solver-options` and
-`--search-solved-roots` set the endgame solver (`mcts.endgame_solve_empties`, `endgame_wld_empties`,
+costs a core, whatever else loads the machine. `--endgame`, `--endgame-wld`, `--endgame-probe`,
+`--endgame-probe-nodes`, `--solver-options` and `--search-solved-roots` set the endgame solver
+(`mcts.endgame_solve_empties`, `endgame_wld_empties`, `endgame_probe_empties`, `endgame_probe_nodes`,
 `endgame_solver_options`, `search_solved_roots`); `network_evaluations` counts the positions the
 evaluator was asked about, which a solved root that is not searched saves.
 """
@@ -112,6 +113,11 @@ def main(argv):
                         help="mcts.endgame_solve_empties (default: MCTSConfig's; 0 = solver off)")
     parser.add_argument("--endgame-wld", type=int, default=None,
                         help="mcts.endgame_wld_empties: opened nodes solved from this many empties (default: MCTSConfig's)")
+    parser.add_argument("--endgame-probe", type=int, default=None,
+                        help="mcts.endgame_probe_empties: opened nodes beyond the solve reach probed up to this many "
+                             "empties (default: MCTSConfig's, 0 = none)")
+    parser.add_argument("--endgame-probe-nodes", type=int, default=None,
+                        help="mcts.endgame_probe_nodes: a probe gives up after this many solver nodes")
     parser.add_argument("--solver-options", default=None,
                         help="mcts.endgame_solver_options, e.g. off = the solver before issue 36 (default: default)")
     parser.add_argument("--search-solved-roots", action="store_true",
@@ -122,10 +128,16 @@ def main(argv):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
 
-    # --endgame N alone solves roots and opened nodes from N (as the arena's endgame=N does).
-    endgame = {} if args.endgame is None else {"endgame_solve_empties": args.endgame, "endgame_wld_empties": 0}
+    # --endgame N alone solves roots and opened nodes from N (as the arena's endgame=N does:
+    # MCTSConfig.with_endgame_reach).
+    endgame = {} if args.endgame is None else {"endgame_solve_empties": args.endgame, "endgame_wld_empties": 0,
+                                               "endgame_probe_empties": 0}
     if args.endgame_wld is not None:
         endgame["endgame_wld_empties"] = args.endgame_wld
+    if args.endgame_probe is not None:
+        endgame["endgame_probe_empties"] = args.endgame_probe
+    if args.endgame_probe_nodes is not None:
+        endgame["endgame_probe_nodes"] = args.endgame_probe_nodes
     if args.solver_options is not None:
         endgame["endgame_solver_options"] = args.solver_options
     if args.search_solved_roots:
@@ -166,6 +178,8 @@ def main(argv):
         "leaves_per_step": args.leaves_per_step,
         "endgame_solve_empties": config.endgame_solve_empties,
         "endgame_wld_empties": config.endgame_wld_empties,
+        "endgame_probe_empties": config.endgame_probe_empties,
+        "endgame_probe_nodes": config.endgame_probe_nodes,
         "endgame_solver_options": config.endgame_solver_options,
         "search_solved_roots": config.search_solved_roots,
         "total_simulations": simulations,

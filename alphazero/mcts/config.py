@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -100,6 +101,13 @@ class MCTSConfig:
         solves are cheaper than the evaluations they replace, below it where a root's exact solve
         (once per move) is affordable but a solve per opened node is not. Range
         0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_probe_empties, endgame_probe_nodes: opened nodes beyond the win/loss/draw reach above
+        (`endgame_wld_empties`, else `endgame_solve_empties`) with at most `endgame_probe_empties`
+        empties are solved too, but each solve gives up after `endgame_probe_nodes` solver nodes
+        and the node is then evaluated by the network as if beyond reach (0: no probes). Solve
+        costs are heavy-tailed, so a probe settles the nodes that are cheap to prove (often the
+        lopsided ones) at a bounded cost per node; what a given-up probe proved stays in the
+        solver's table for the next solve.
       search_solved_roots: what a search does with a root the endgame solver solved exactly (at
         most `endgame_solve_empties` empties). False: nothing more, since the solver's best move is
         played either way: no simulations, no network evaluation, the root's tree emptied; its
@@ -135,6 +143,8 @@ class MCTSConfig:
     gumbel_c_scale: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
     endgame_wld_empties: int = DEFAULT_ENDGAME_WLD_EMPTIES
+    endgame_probe_empties: int = 0
+    endgame_probe_nodes: int = 20_000
     search_solved_roots: bool = False
     endgame_solver_options: str = "default"
     endgame_table_bits: int = 18
@@ -176,6 +186,11 @@ class MCTSConfig:
         _require(_integer(self.endgame_wld_empties) and 0 <= self.endgame_wld_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
                  "endgame_wld_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = endgame_solve_empties)",
                  self.endgame_wld_empties)
+        _require(_integer(self.endgame_probe_empties) and 0 <= self.endgame_probe_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
+                 "endgame_probe_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = no probes)",
+                 self.endgame_probe_empties)
+        _require(_integer(self.endgame_probe_nodes) and self.endgame_probe_nodes >= 1, "endgame_probe_nodes",
+                 "an integer >= 1", self.endgame_probe_nodes)
         _require(isinstance(self.search_solved_roots, bool), "search_solved_roots", "true or false",
                  self.search_solved_roots)
         _require(isinstance(self.endgame_solver_options, str) and _solver_options_ok(self.endgame_solver_options),
@@ -184,12 +199,26 @@ class MCTSConfig:
         _require(_integer(self.endgame_table_bits) and 8 <= self.endgame_table_bits <= 28, "endgame_table_bits",
                  "an integer in 8..28", self.endgame_table_bits)
 
+    def with_endgame_reach(self, empties: int) -> MCTSConfig:
+        """This config solving roots and opened nodes from `empties` (0: no solver) and nothing
+        further out (no probes): the one reach of the arena's `endgame=E`, `play --endgame N` and
+        `bench mcts --endgame N`, so those keep one meaning whatever the defaults."""
+        return dataclasses.replace(self, endgame_solve_empties=empties, endgame_wld_empties=0, endgame_probe_empties=0)
+
     @property
     def leaf_solve_empties(self) -> int:
         """Opened nodes with at most this many empties are solved (win/loss/draw); 0 = none."""
         if self.endgame_solve_empties == 0:
             return 0
         return self.endgame_wld_empties or self.endgame_solve_empties
+
+    @property
+    def leaf_probe_empties(self) -> int:
+        """Opened nodes with more empties than `leaf_solve_empties` and at most this many are
+        probed (a solve limited to `endgame_probe_nodes` nodes); 0 or not above the reach: none."""
+        if self.endgame_solve_empties == 0 or self.endgame_probe_empties <= self.leaf_solve_empties:
+            return 0
+        return self.endgame_probe_empties
 
     @property
     def node_capacity(self) -> int:

@@ -42,7 +42,8 @@ solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is 
 root with at most N empties is solved for its exact score first, and the search plays the
 solver's best move (`SearchResult.exact_score` reports the score); with
 `MCTSConfig.endgame_wld_empties` = W > 0, opened nodes are solved (win/loss/draw) from W empties
-on instead of N. A root solved exactly is not searched further unless
+on instead of N; opened nodes further out, up to `MCTSConfig.endgame_probe_empties`, are probed: solved
+unless the solve passes `endgame_probe_nodes` solver nodes, then evaluated. A root solved exactly is not searched further unless
 `MCTSConfig.search_solved_roots`: its move, one-hot policy and value are the solver's, its tree is
 emptied, and it runs no simulations and costs no network evaluation (`SearchResult.simulations` is
 0 for it). One solver, with its transposition table, serves all games of the search object for its
@@ -281,7 +282,8 @@ class BatchedSearch:
     # ------------------------------------------------------------------------------------------
 
     def _solve_endgame_leaves(self, active: np.ndarray, leaves: int, count: int) -> int:
-        """Solve (win/loss/draw) the newly opened leaves within reach instead of evaluating them;
+        """Solve (win/loss/draw) the newly opened leaves within reach instead of evaluating them,
+        and probe those within the probe reach (a solve with a node limit, kept if it finishes);
         returns how many leaves are left for the evaluator.
 
         The solver is called from Python, leaf by leaf, rather than from `select_leaves`: numba
@@ -290,12 +292,16 @@ class BatchedSearch:
         """
         positions = self._eval_positions[:count]
         empties = 64 - np.bitwise_count(positions[:, 0] | positions[:, 1]).astype(np.int64)
-        within = np.flatnonzero(empties <= self.config.leaf_solve_empties)
+        reach = self.config.leaf_solve_empties
+        within = np.flatnonzero(empties <= max(reach, self.config.leaf_probe_empties))
         if within.size == 0:
             return count
         solved_value = np.full(count, np.nan, dtype=np.float32)
         for m in within:
-            solved_value[m] = self.endgame_solver.outcome(int(positions[m, 0]), int(positions[m, 1]))
+            node_limit = 0 if empties[m] <= reach else self.config.endgame_probe_nodes
+            outcome = self.endgame_solver.outcome(int(positions[m, 0]), int(positions[m, 1]), node_limit)
+            if outcome is not None:  # None: a probe that passed its node limit, the network evaluates it
+                solved_value[m] = outcome
         return settle_solved_leaves(self.tree, active, leaves, self._leaf_node, self._leaf_slot,
                                     self._eval_positions, self._eval_game, self._eval_node, count, solved_value)
 

@@ -144,8 +144,9 @@ class SearchChooser(MoveChooser):
         self.seconds = seconds
         self.seed = seed
         self.leaves_per_step = leaves_per_step
-        # None: the search's defaults (MCTSConfig.endgame_solve_empties and endgame_wld_empties);
-        # N: roots and opened nodes solved from N empties; 0: no endgame solver.
+        # None: the search's defaults (MCTSConfig.endgame_solve_empties, endgame_wld_empties and
+        # endgame_probe_empties); N: roots and opened nodes solved from N empties
+        # (MCTSConfig.with_endgame_reach); 0: no endgame solver.
         self.endgame_solve_empties = endgame_solve_empties
         self.name = name or f"MCTS {describe_limit(simulations, seconds)}"
         # (chunk size, search_solved_roots) -> [BatchedSearch, GameState at its root]
@@ -161,10 +162,10 @@ class SearchChooser(MoveChooser):
             from alphazero.mcts.config import MCTSConfig
             from alphazero.mcts.search import BatchedSearch
 
-            endgame = ({} if self.endgame_solve_empties is None else
-                       {"endgame_solve_empties": self.endgame_solve_empties, "endgame_wld_empties": 0})
-            config = chunked_config(MCTSConfig(leaves_per_step=self.leaves_per_step,
-                                               search_solved_roots=search_solved_roots, **endgame), chunk, capacity)
+            config = MCTSConfig(leaves_per_step=self.leaves_per_step, search_solved_roots=search_solved_roots)
+            if self.endgame_solve_empties is not None:
+                config = config.with_endgame_reach(self.endgame_solve_empties)
+            config = chunked_config(config, chunk, capacity)
             entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
             self._searches[(chunk, search_solved_roots)] = entry
         return entry

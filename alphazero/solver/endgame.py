@@ -256,8 +256,10 @@ P_ORDER_DEPTH = 4  # depth of that search below each child (0: the child's evalu
 P_ETC = 5  # enhanced transposition cut-offs at nodes with at least this many empties
 P_STABILITY = 6  # stability cut-offs at nodes with at least this many empties
 P_ROOT_WINDOW = 7  # 1: the root's exact score by null windows stepped from a first guess (MTD(f))
-N_PARAMS = 8
+P_NODE_LIMIT = 8  # the search gives up once nodes[0] exceeds this (NO_NODE_LIMIT: never); see `aborted`
+N_PARAMS = 9
 NEVER = 99  # an empties threshold no position reaches: the technique is off
+NO_NODE_LIMIT = np.int64(1) << np.int64(62)
 
 # Edax's NWS_STABILITY_THRESHOLD: a node tries the stability bound only when its window's alpha is
 # at least this high for its number of empties (below, the bound can rarely reach alpha).
@@ -313,7 +315,21 @@ def default_params():
     params[P_ORDER_SEARCH] = NEVER
     params[P_ETC] = NEVER
     params[P_STABILITY] = NEVER
+    params[P_NODE_LIMIT] = NO_NODE_LIMIT
     return params
+
+
+@njit(cache=True, inline="always")
+def aborted(params, nodes):
+    """True once the node count has passed the search's limit (P_NODE_LIMIT).
+
+    A search over its limit unwinds at once: a deep node entered after that returns a meaningless
+    0, and a deep node whose child's search ends over the limit returns at once without storing
+    anything (the count only grows, so every ancestor sees it too). What the table holds stays
+    true, and the caller discards the result: `solve_root`'s score means nothing when `aborted`
+    holds at its end. The shallow layers (at most P_SHALLOW empties) always finish: they are
+    small and store nothing."""
+    return nodes[0] > params[P_NODE_LIMIT]
 
 
 @njit(cache=True, inline="always")
@@ -724,6 +740,8 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         return MAX_SCORE
     if beta <= -MAX_SCORE:
         return -MAX_SCORE
+    if aborted(params, nodes):
+        return np.int64(0)
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
@@ -766,6 +784,8 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
             score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, nodes)
             if low < score < beta:
                 score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, nodes)
+        if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
+            return np.int64(0)
         if score > best:
             best = score
             best_move = square
@@ -821,6 +841,8 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
             score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, nodes)
             if low < score < beta:
                 score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, nodes)
+        if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
+            return np.int64(0), np.int64(-1)
         if score > best:
             best = score
             best_move = np.int64(square)
@@ -849,13 +871,16 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
     With P_ROOT_WINDOW the full window is searched as a sequence of null windows (g - 1, g + 1)
     (MTD(f)), starting at g = 0: scores are even, so each search either proves g exact or returns
     a bound past it, which becomes the next g; the table keeps what each pass learnt.
+
+    With a node limit (P_NODE_LIMIT) the search may give up: then `aborted(params, nodes)` holds on
+    return and the score and move mean nothing (the table is still true).
     """
     if params[P_ROOT_WINDOW] == 0 or alpha > -MAX_SCORE or beta < MAX_SCORE:
         return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
     guess = np.int64(0)
     for _ in range(MAX_SCORE + 2):  # each pass moves the guess one way by 2 or more: at most 65 passes
         score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, params, nodes)
-        if score == guess or move < 0:
+        if score == guess or move < 0 or aborted(params, nodes):
             return score, move
         guess = score
     return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)

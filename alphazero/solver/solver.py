@@ -152,27 +152,48 @@ class Solver:
         self.options = options or SearchOptions()
         self.params = self.options.params()
 
-    def solve(self, player: int, opponent: int, wld: bool = False) -> Solution:
-        """Exact score (or win/loss/draw with `wld`) and a best move of (player, opponent)."""
+    def solve(self, player: int, opponent: int, wld: bool = False, node_limit: int = 0) -> Solution | None:
+        """Exact score (or win/loss/draw with `wld`) and a best move of (player, opponent).
+
+        node_limit > 0: give up after that many nodes and return None (the table stays true, so
+        a later search of the same position starts from what this one proved)."""
         player, opponent = np.uint64(player), np.uint64(opponent)
         alpha, beta = (WLD_ALPHA, WLD_BETA) if wld else (-endgame.INFINITY, endgame.INFINITY)
         self.nodes[0] = 0
         start = time.perf_counter()
-        score, move = endgame.solve_root(
-            player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.params,
-            self.nodes,
-        )
+        score, move = self._search(player, opponent, alpha, beta, node_limit)
         seconds = time.perf_counter() - start
+        if score is None:
+            return None
         return Solution(int(move), int(score), int(self.nodes[0]), seconds, wld)
 
-    def outcome(self, player: int, opponent: int) -> int:
+    def outcome(self, player: int, opponent: int, node_limit: int = 0) -> int | None:
         """+1 / 0 / -1: win, draw or loss for the side to move (the WLD search, nothing else; its
-        nodes add to `self.nodes[0]`, which `solve` resets)."""
-        score, _ = endgame.solve_root(
-            np.uint64(player), np.uint64(opponent), WLD_ALPHA, WLD_BETA,
-            self.tt_keys, self.tt_values, self.squares, self.keys, self.params, self.nodes,
-        )
+        nodes add to `self.nodes[0]`, which `solve` resets). node_limit > 0: None once the search
+        has taken more than that many nodes (an open question is cheaper left to the network than
+        settled at any cost)."""
+        score, _ = self._search(np.uint64(player), np.uint64(opponent), WLD_ALPHA, WLD_BETA, node_limit)
+        if score is None:
+            return None
         return (score > 0) - (score < 0)
+
+    def _search(self, player, opponent, alpha: int, beta: int, node_limit: int):
+        """(score, move) of `endgame.solve_root`, or (None, None) when it passed `node_limit` nodes
+        (counted from `self.nodes[0]` on entry; 0 = no limit)."""
+        if node_limit < 0:
+            raise ValueError(f"node_limit must be >= 0 (0 = no limit), got {node_limit}")
+        limit = int(self.nodes[0]) + node_limit if node_limit else int(endgame.NO_NODE_LIMIT)
+        self.params[endgame.P_NODE_LIMIT] = limit
+        try:
+            score, move = endgame.solve_root(
+                player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.params,
+                self.nodes,
+            )
+        finally:
+            self.params[endgame.P_NODE_LIMIT] = endgame.NO_NODE_LIMIT
+        if int(self.nodes[0]) > limit:  # endgame.aborted: the search gave up
+            return None, None
+        return score, move
 
     def warm_up(self) -> None:
         """Compile (or load from the cache) every kernel, outside any timing; leaves the table empty."""

@@ -206,3 +206,49 @@ def test_solver_options_pick_the_solvers_switch_set():
         MCTSConfig(endgame_solver_options="fastest")
     with pytest.raises(ValueError, match="endgame_wld_empties"):
         MCTSConfig(endgame_wld_empties=-1)
+
+
+def test_probes_keep_the_solves_within_their_node_limit_and_leave_the_rest_to_the_network():
+    """`endgame_probe_empties`/`endgame_probe_nodes`: an opened node beyond the solve reach but
+    within the probe reach is solved unless the solve passes the node limit, then evaluated like a
+    node beyond reach; nodes within the solve reach are always solved; the nodes a probe settles
+    carry their exact result; a limit no probe reaches solves every node a full reach would."""
+    states = endgames(31, 10, 4)  # roots at 10 empties, beyond the exact reach of 8: searched
+
+    def run(probe, probe_nodes):
+        cfg = MCTSConfig(simulations=60, endgame_solve_empties=8, endgame_wld_empties=0, endgame_probe_empties=probe,
+                         endgame_probe_nodes=probe_nodes, temperature_plies=0)
+        evaluator = RecordingEvaluator(HashEvaluator(3))
+        search, result = _search(cfg, states, evaluator)
+        evaluated = 64 - np.bitwise_count(evaluator.positions[:, 0] | evaluator.positions[:, 1])
+        return search, result, evaluated, _solved_by_empties(search)
+
+    full9 = MCTSConfig(simulations=60, endgame_solve_empties=8, endgame_wld_empties=9, temperature_plies=0)
+    _, reach9 = _search(full9, states, HashEvaluator(3))
+    _, huge, evaluated_huge, seen_huge = run(9, 10**9)
+    assert (evaluated_huge > 9).all() and seen_huge[9] == {True}
+    assert (huge.visits == reach9.visits).all()
+
+    _, _, evaluated_none, seen_none = run(9, 1)  # every probe passes one node: none is kept
+    assert (evaluated_none == 9).any() and seen_none[9] == {False} and seen_none[8] == {True}
+
+    search, _, evaluated_some, seen_some = run(9, 60)
+    assert (evaluated_some == 9).any() and seen_some[9] == {True, False} and seen_some[8] == {True}
+    assert not (evaluated_some <= 8).any()
+    tree = search.tree
+    for b in range(len(states)):
+        for node in range(1, tree.next_free[b]):
+            record = tree.nodes[b, node]
+            if record["status"] == SOLVED:
+                assert record["exact_value"] == solve(int(record["player"]), int(record["opponent"]))
+
+
+def test_probes_are_checked_and_only_reach_beyond_the_solve_reach():
+    with pytest.raises(ValueError, match="endgame_probe_empties"):
+        MCTSConfig(endgame_probe_empties=-1)
+    with pytest.raises(ValueError, match="endgame_probe_nodes"):
+        MCTSConfig(endgame_probe_nodes=0)
+    assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_probe_empties=16).leaf_probe_empties == 16
+    assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_probe_empties=14).leaf_probe_empties == 0
+    assert MCTSConfig(endgame_solve_empties=0, endgame_probe_empties=16).leaf_probe_empties == 0
+    assert MCTSConfig(endgame_probe_empties=20).with_endgame_reach(12).leaf_probe_empties == 0

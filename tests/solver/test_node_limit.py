@@ -1,0 +1,69 @@
+"""A solve with a node limit (`Solver.solve/outcome(node_limit=...)`, the search's
+`mcts.endgame_wld_node_limit`): either the true answer or None, never a wrong one, and a search
+that gave up leaves the transposition table true for every later search."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alphazero.solver import endgame
+from alphazero.solver.solver import Solver
+from tests.solver.reference import minimax, random_position
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _sign(x):
+    return (x > 0) - (x < 0)
+
+
+@pytest.fixture(scope="module")
+def shared():
+    """One solver for every example, as the search keeps one: the table carries what earlier
+    (given-up) searches stored into later ones."""
+    solver = Solver(table_bits=12)
+    solver.warm_up()
+    return solver
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n_empty=st.integers(8, 10), limit=st.integers(1, 3000))
+def test_limited_solves_are_right_or_give_up_and_leave_the_table_true(shared, seed, n_empty, limit):
+    player, opponent = random_position(seed, n_empty)
+    exact = minimax(player, opponent)
+    outcome = shared.outcome(player, opponent, node_limit=limit)
+    assert outcome is None or outcome == _sign(exact)
+    solution = shared.solve(player, opponent, node_limit=limit)
+    assert solution is None or solution.score == exact
+    assert solution is None or solution.nodes <= limit
+    # the table after the given-up searches: an unlimited search is still exact
+    assert shared.solve(player, opponent).score == exact
+    assert shared.outcome(player, opponent) == _sign(exact)
+    assert shared.params[endgame.P_NODE_LIMIT] == endgame.NO_NODE_LIMIT  # the limit is per call
+
+
+def test_limits_give_up_on_dear_solves_and_keep_cheap_ones():
+    """14-16 empties against an unlimited solver of its own: a small limit gives up on most, a
+    large one on none, and every answer given is the true one."""
+    reference = Solver(table_bits=16)
+    positions = [random_position(seed, 14 + seed % 3) for seed in range(24)]
+    truth = [reference.solve(p, o).score for p, o in positions]
+    costs = [Solver(table_bits=16).solve(p, o, wld=True).nodes for p, o in positions]
+    for limit in (100, int(np.median(costs)), 10**9):
+        solver = Solver(table_bits=16)
+        answers = [solver.outcome(p, o, node_limit=limit) for p, o in positions]
+        for answer, score in zip(answers, truth):
+            assert answer is None or answer == _sign(score)
+        given_up = sum(answer is None for answer in answers)
+        if limit == 100:
+            assert given_up >= len(positions) // 2
+        elif limit == 10**9:
+            assert given_up == 0
+        else:
+            assert 0 < given_up < len(positions)
+
+
+def test_a_node_limit_must_not_be_negative():
+    with pytest.raises(ValueError, match="node_limit"):
+        Solver(table_bits=8).outcome(*random_position(0, 8), node_limit=-1)
