@@ -92,7 +92,7 @@ def describe_budget(simulations: int | None, seconds: float | None) -> str:
 
 def _with_endgame(config, endgame: int | None):
     """`config` (default MCTSConfig()) solving roots and opened nodes from `endgame` empties
-    (`MCTSConfig.with_endgame_reach`: one reach, no node limit), unless endgame is None."""
+    (`MCTSConfig.with_endgame_reach`: one reach, no probes beyond it), unless endgame is None."""
     if endgame is None:
         return config
     from alphazero.mcts.config import MCTSConfig
