@@ -201,8 +201,8 @@ class MCTSConfig:
 
     def with_endgame_reach(self, empties: int) -> MCTSConfig:
         """This config solving roots and opened nodes from `empties` (0: no solver) and nothing
-        further out (no probes): the one reach of the arena's `endgame=E`, `play --endgame N` and
-        `bench mcts --endgame N`, so those keep one meaning whatever the defaults."""
+        further out (no probes): the one reach of the arena's `endgame=E` and `play --endgame N`
+        (`bench mcts --endgame N` sets the same), so those keep one meaning whatever the defaults."""
         return dataclasses.replace(self, endgame_solve_empties=empties, endgame_wld_empties=0, endgame_probe_empties=0)
 
     @property
