@@ -25,7 +25,8 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
   are unpacked by a numba kernel, activations in channels-last layout (faster than NCHW at every
   batch size measured); batches of at least `cpu_inference.MIN_BATCH` go through oneDNN's fused
   conv+bias+add+ReLU kernels (`cpu_inference.MkldnnForward`, 8-45% faster there in float32 by our
-  noisy measurements; they take bf16 too), smaller ones through the fused eager model.
+  noisy measurements; they take bf16 too where oneDNN runs bf16 convolutions: avx512bw/vl/dq or
+  avx_ne_convert, else bf16 stays on the eager model), smaller ones through the fused eager model.
   Threads are set with `torch.set_num_threads` (process-wide: torch has no per-module thread
   count). On a machine whose cores are already busy use threads=1: torch's worker threads
   spin-wait on each other, and with 2 threads on 2 contended cores batch-1 calls were measured
