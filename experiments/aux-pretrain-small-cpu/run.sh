@@ -11,7 +11,8 @@
 #
 # Writes OUTDIR/{plain,aux}/ (the runs), OUTDIR/{plain,aux}.command, OUTDIR/validation.txt (the
 # validation lines side by side). Then, for the whole of 2018:
-#   python -m alphazero.bench accuracy --checkpoint OUTDIR/plain/checkpoints/latest.pt --years 2018 --threads 1
+#   python -m alphazero.bench accuracy --checkpoint OUTDIR/plain/checkpoints/latest.pt --years 2018 \
+#       --value-target outcome --precision fp32      # and the same for OUTDIR/aux
 set -u
 STEPS=${1:-4000}
 R=${2:-/work/runs/aux-pretrain-small}

@@ -1,6 +1,7 @@
 #!/bin/bash
-# experiments/equal-time/cores_ab.sh: does one core's work slow the other's search? sims_per_move.py at 2 s a move on core 1, with core 0
-# idle (alone) and with core 0 running the same script (pair: the equal-time match's situation).
+# Does one core's work slow the other's search? sims_per_move.py at 2 s a move on core 1, with
+# core 0 idle (alone) and with core 0 running the same script (pair: an equal-time match's two
+# processes), two rounds; one JSON line per measure (zen3-sims-per-move.jsonl holds a run).
 cd "$(dirname "$0")/../.."   # the repository root; run it with the venv active
 for round in 1 2; do
   for mode in alone pair; do
