@@ -29,10 +29,18 @@ from alphazero.nn.model import GlobalPoolingBlock, ResidualBlock
 MIN_BATCH = 32
 
 
-def available() -> bool:
-    """True where this torch build has oneDNN and its fused pointwise convolution op."""
+def available(dtype: torch.dtype = torch.float32) -> bool:
+    """True where this torch build has oneDNN and its fused pointwise convolution op for `dtype`.
+
+    bf16 convolutions in oneDNN need avx512bw/vl/dq or avx_ne_convert (torch's
+    `_is_mkldnn_bf16_supported`); on an avx2-only CPU the op exists but raises, so asking first
+    saves the evaluator a failing probe call each time it rebuilds its fused copy."""
     try:
-        return torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_convolution_pointwise")
+        if not (torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_convolution_pointwise")):
+            return False
+        if dtype == torch.bfloat16:
+            return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+        return True
     except (AttributeError, RuntimeError):
         return False
 

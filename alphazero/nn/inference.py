@@ -238,11 +238,12 @@ def _mkldnn_forward_or(model: nn.Module):
     every x86 build we know of, but is not public API), so a missing or broken op costs speed,
     never a crash mid-search.
     """
-    if not cpu_inference.available():
+    dtype = next(model.parameters()).dtype
+    if not cpu_inference.available(dtype):
         return model
     try:
         forward = cpu_inference.MkldnnForward(model)
-        probe = torch.zeros((cpu_inference.MIN_BATCH, model.cfg.input_planes, 8, 8), dtype=next(model.parameters()).dtype)
+        probe = torch.zeros((cpu_inference.MIN_BATCH, model.cfg.input_planes, 8, 8), dtype=dtype)
         with torch.inference_mode():
             forward(probe.contiguous(memory_format=torch.channels_last))
     except (RuntimeError, TypeError, ValueError, AttributeError):

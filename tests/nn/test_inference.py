@@ -97,7 +97,7 @@ def test_large_cpu_batches_use_the_fused_onednn_kernels_with_the_same_outputs(ne
     """bf16 goes through the same fused kernels where oneDNN runs bf16 convolutions on this CPU
     (avx512bw/vl/dq or avx_ne_convert; torch's own `_is_mkldnn_bf16_supported` says so), and
     falls back to the eager channels-last model where it does not (an avx2-only CPU: the fused op
-    raises there, which the evaluator's probe catches). The two routes round differently, hence
+    raises there, so the evaluator does not try it). The two routes round differently, hence
     bf16's looser tolerance."""
     assert len(positions) >= cpu_inference.MIN_BATCH
     fast = NetworkEvaluator(net, device="cpu", precision=precision)
