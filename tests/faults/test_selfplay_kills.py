@@ -8,6 +8,7 @@ from alphazero.faults.selfplay_kills import RECOVERY_TARGET_S, run_kill_campaign
 pytestmark = pytest.mark.faults
 
 
+@pytest.mark.slow  # about 31 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_killed_workers_and_server_recover_without_hangs_or_lost_games(tmp_path):
     report = run_kill_campaign(tmp_path, kills_each=1, seed=3)
     summary = report.summary()

@@ -4,6 +4,8 @@ others alone and is named in the summary."""
 
 import json
 
+import pytest
+
 from alphazero.nn.checkpoint import load_checkpoint
 from alphazero.nn.config import model_preset
 from alphazero.pretrain import zoo
@@ -11,6 +13,7 @@ from alphazero.pretrain import zoo
 from .helpers import VALIDATION_YEAR, write_two_years
 
 
+@pytest.mark.slow  # about 30 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_zoo_trains_every_model_on_both_splits_and_survives_a_failing_one(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the datasets go to pretraining's cache
     wthor = write_two_years(tmp_path / "wthor")

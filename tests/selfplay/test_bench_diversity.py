@@ -17,6 +17,7 @@ def test_opening_counts_of_known_games():
 
 
 @pytest.mark.skipif(not WARMSTART.is_file(), reason="needs checkpoints/warmstart.pt")
+@pytest.mark.slow  # about 45 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_gumbel_sample_plies_spread_the_warm_starts_openings():
     common = ["--checkpoint", str(WARMSTART), "--preset", "smoke", "--games", "16", "--slots", "16",
               "mcts.simulations=64", "mcts.root_policy=gumbel", "mcts.endgame_solve_empties=0"]

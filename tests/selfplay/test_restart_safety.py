@@ -31,7 +31,8 @@ def _shards_from_every_worker(pool, workers, timeout):
     return games
 
 
-@pytest.mark.parametrize("pipeline", [False, True])
+# The pipelined variant (about 18 s on 2 cores) runs by name in .ci/run ("long integration tests").
+@pytest.mark.parametrize("pipeline", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_killed_server_and_killed_worker_are_replaced_and_self_play_continues(tmp_path, pipeline):
     checkpoints.publish_best(tmp_path, AlphaZeroNet(model_preset("tiny")), 0, 0.0, 0)
     selfplay_cfg = SelfPlayConfig(workers=2, concurrent_games=4, games_per_shard=2, inference_server=True, device="cpu",

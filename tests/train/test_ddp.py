@@ -178,6 +178,7 @@ def test_torchrun_two_processes_train_checkpoint_and_resume(tmp_path):
     assert ReplayBuffer(run_dir / "replay", window_positions=10_000).total_games >= 3 * 8
 
 
+@pytest.mark.slow  # about 25 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_sigterm_to_rank_0_stops_every_process_after_a_save(tmp_path):
     """SIGTERM (or Ctrl-C) to the run's process, the pid in run.lock: it finishes its unit of work,
     saves, and stops the other rank; torchrun then ends with status 0."""

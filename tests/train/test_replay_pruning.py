@@ -4,6 +4,7 @@ after pruning with its counters intact."""
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
@@ -53,6 +54,7 @@ def test_prune_step_deletes_shards_outside_the_window_and_keep_old_shards_keeps_
     assert reopened.state_dict()["window_shards"] == before[2]
 
 
+@pytest.mark.slow  # about 33 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_smoke_run_prunes_its_replay_directory_and_resumes_after_pruning(tmp_path):
     run_dir = tmp_path / "run"
     overrides = ("train.window_positions=300", "train.min_positions=100", "eval.every_steps=0")

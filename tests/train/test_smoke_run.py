@@ -3,6 +3,8 @@ the arena runs, and `run.resume=true` continues the counters."""
 
 import subprocess
 
+import pytest
+
 from alphazero.nn.checkpoint import load_checkpoint, load_network
 from alphazero.replay.buffer import ReplayBuffer
 from alphazero.train.provenance import code_version, read_sessions
@@ -11,6 +13,7 @@ from alphazero.train.ship import main as ship_main
 from .helpers import latest_state, run_training, scalars, train_command
 
 
+@pytest.mark.slow  # about 40 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_smoke_run_trains_gates_checkpoints_and_resumes(tmp_path):
     run_dir = tmp_path / "run"
     run_training(run_dir)

@@ -6,7 +6,6 @@ losses; the self-play bar says what it waits for while workers start."""
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -51,6 +50,7 @@ def group_gone(pgid: int, timeout: float = 15) -> bool:
     return False
 
 
+@pytest.mark.slow  # about 29 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_a_second_ctrl_c_stops_at_once_with_one_line_of_what_was_kept_and_lost(tmp_path):
     log_path = tmp_path / "out.txt"
     # Shards of 8 games at 200 simulations: a worker needs seconds to finish one, so the second
@@ -87,6 +87,7 @@ def test_status_line_losses_cover_every_step_since_the_last_report(tmp_path):
     metrics.close()
 
 
+@pytest.mark.slow  # about 32 s on 2 cores: run by name in .ci/run ("long integration tests")
 def test_sigterm_to_the_process_group_stops_cleanly_keeps_the_games_in_play_and_the_resumed_run_finishes_them(tmp_path):
     """SIGTERM to the whole group (as `timeout`, systemd, docker and Slurm send it; a first Ctrl-C
     is the same) is a normal stop that restarts nothing and loses no game: finished ones are in
