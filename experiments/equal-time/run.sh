@@ -9,11 +9,12 @@
 #   experiments/equal-time/run.sh 0.5 10      # from the repo root; SECONDS PAIRS (NETS="a b" to choose)
 #   NETS="selfplay-medium warmstart-medium warmstart" FIELD= experiments/equal-time/run.sh 2 10
 #   FIELD= experiments/equal-time/run.sh 0.5 10   # the networks only, without GRhino level 5
+#   OUT=experiments/equal-time/zen3-s2 NETS="selfplay-medium warmstart-small warmstart" FIELD= experiments/equal-time/run.sh 2 10
 set -u
 cd "$(dirname "$0")/../.."
 seconds=${1:?seconds per move}
 pairs=${2:?pairs of openings}
-out=experiments/equal-time/s$seconds
+out=${OUT:-experiments/equal-time/s$seconds}  # OUT=dir for a table of another machine
 mkdir -p "$out"
 players=()
 # The shipped networks in the order the games logs were started with (a new network goes last, so
