@@ -51,7 +51,9 @@ def test_work_between_deaths_and_old_deaths_do_not_count():
         budget.died(-9)
 
 
-@pytest.mark.parametrize("inference_server", [False, True])
+# Through the inference server it takes 16 s (two processes die and restart): slow, run by name in CI;
+# the direct path stays in the default run.
+@pytest.mark.parametrize("inference_server", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_a_process_that_dies_on_every_start_stops_the_pool_with_its_last_error(tmp_path, inference_server):
     checkpoints.publish_best(tmp_path, AlphaZeroNet(model_preset("tiny")), 0, 0.0, 0)
     pointer = checkpoints.read_best_pointer(tmp_path)
