@@ -117,7 +117,8 @@ class MCTSConfig:
         Skipping is what lets a preset solve roots further out at no extra cost: the solve
         replaces the simulations instead of adding to them (docs/benchmarks.md, issue 36).
       endgame_solver_options: the endgame solver's techniques, as `SearchOptions.parse` reads them:
-        "default", or "off" for the solver before issue 36 (to measure what they changed).
+        "default", "off" for the solver before issue 36 (to measure what they changed), or either
+        with switches (e.g. "default-patterns": the mobility ordering instead of the patterns).
       endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
         each), allocated once per search object.
     """

@@ -16,7 +16,9 @@ Layers, from the root down (the standard endgame techniques of Edax and earlier 
 
 Move lists are kept per number of empties in `workspace` arrays (a node and its children never
 share an empties count, and a passing node does not iterate its own list), so the recursion
-allocates nothing. Node counts accumulate in `nodes[0]`.
+allocates nothing. Node counts accumulate in `nodes[0]`. The deep search also takes the pattern
+evaluation's `weights` (`patterns.shipped_weights()`, or `zero_weights()` when the ordering does
+not use them: `solver.SearchOptions.weights` picks).
 """
 
 import numpy as np
@@ -25,6 +27,7 @@ from numba import njit
 from alphazero.othello.bitboard import PASS, flips, flips_inlined, legal_moves
 from alphazero.othello.bits import ONE, ZERO, lowest_bit_index, popcount
 from alphazero.solver import table as tt
+from alphazero.solver.patterns import pattern_eval
 from alphazero.solver.stability import stable_count
 
 SHALLOW_EMPTIES = 7
@@ -257,7 +260,8 @@ P_ETC = 5  # enhanced transposition cut-offs at nodes with at least this many em
 P_STABILITY = 6  # stability cut-offs at nodes with at least this many empties
 P_ROOT_WINDOW = 7  # 1: the root's exact score by null windows stepped from a first guess (MTD(f))
 P_NODE_LIMIT = 8  # the search gives up once nodes[0] exceeds this (NO_NODE_LIMIT: never); see `aborted`
-N_PARAMS = 9
+P_ORDER_PATTERNS = 9  # nodes with at least this many empties order by the pattern evaluation, not mobility
+N_PARAMS = 10
 NEVER = 99  # an empties threshold no position reaches: the technique is off
 NO_NODE_LIMIT = np.int64(1) << np.int64(62)
 
@@ -289,6 +293,7 @@ W_MOBILITY = 1 << 15
 W_CORNER_STABILITY = 1 << 11
 W_POTENTIAL_MOBILITY = 1 << 5
 W_EVAL = 1 << 15
+PATTERN_DIVISOR = 16  # see _order_eval
 
 
 def _neighbour_table():
@@ -315,6 +320,7 @@ def default_params():
     params[P_ORDER_SEARCH] = NEVER
     params[P_ETC] = NEVER
     params[P_STABILITY] = NEVER
+    params[P_ORDER_PATTERNS] = NEVER
     params[P_NODE_LIMIT] = NO_NODE_LIMIT
     return params
 
@@ -612,21 +618,33 @@ def _mobility_eval(player, opponent):
     return (mine - theirs) * 4 + (_corner_stability(player) - _corner_stability(opponent)) * 8
 
 
+@njit(cache=True, inline="always")
+def _order_eval(player, opponent, divisor, weights):
+    """The ordering search's evaluation, side to move's view: `_mobility_eval` (divisor 0), or the
+    pattern evaluation (`patterns.pattern_eval`, 1/16 of a disc) divided by `divisor`.
+    PATTERN_DIVISOR = 16 weighs a disc a quarter of what `_mobility_eval` gives one reply: the
+    key's own mobility term stays first, the evaluation breaks its ties and near-ties (measured
+    against 4, 8, 12, 24, 32, 64: docs/benchmarks.md, "A pattern evaluation for the ordering")."""
+    if divisor > 0:
+        return pattern_eval(player, opponent, weights) // divisor
+    return _mobility_eval(player, opponent)
+
+
 @njit(cache=True)
-def _order_reply(player, opponent, beta, nodes):
-    """Best `_mobility_eval` over the side to move's moves one ply down (fail-soft against beta)."""
+def _order_reply(player, opponent, beta, divisor, weights, nodes):
+    """Best `_order_eval` over the side to move's moves one ply down (fail-soft against beta)."""
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent) * 16
-        return -_mobility_eval(opponent, player)
+        return -_order_eval(opponent, player, divisor, weights)
     best = np.int64(-(1 << 20))
     while moves:
         square = lowest_bit_index(moves)
         moves &= moves - ONE
         flipped = flips(player, opponent, square)
-        score = -_mobility_eval(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)))
+        score = -_order_eval(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), divisor, weights)
         if score > best:
             best = score
             if best >= beta:
@@ -635,36 +653,36 @@ def _order_reply(player, opponent, beta, nodes):
 
 
 @njit(cache=True)
-def _order_search(player, opponent, depth, nodes):
-    """A `depth`-ply (0..2) alpha-beta value of `_mobility_eval`, side to move's view: for move
+def _order_search(player, opponent, depth, divisor, weights, nodes):
+    """A `depth`-ply (0..2) alpha-beta value of `_order_eval`, side to move's view: for move
     ordering only. Written without recursion: numba's cache cannot reload a recursive kernel
     called through a non-recursive one from the recursive search (numba issues #6061, #6713)."""
     if depth == 0:
         nodes[0] += 1
-        return _mobility_eval(player, opponent)
+        return _order_eval(player, opponent, divisor, weights)
     if depth == 1:
-        return _order_reply(player, opponent, np.int64(1 << 20), nodes)
+        return _order_reply(player, opponent, np.int64(1 << 20), divisor, weights, nodes)
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent) * 16
-        return -_order_reply(opponent, player, np.int64(1 << 20), nodes)
+        return -_order_reply(opponent, player, np.int64(1 << 20), divisor, weights, nodes)
     best = np.int64(-(1 << 20))
     while moves:
         square = lowest_bit_index(moves)
         moves &= moves - ONE
         flipped = flips(player, opponent, square)
-        score = -_order_reply(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -best, nodes)
+        score = -_order_reply(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -best, divisor, weights, nodes)
         if score > best:
             best = score
     return best
 
 
 @njit(cache=True)
-def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row, params, nodes):
+def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row, params, weights, nodes):
     """Fill squares[row, :n] with the moves, best first by Edax's move key (and, at nodes with
-    enough empties, a shallow mobility search below each move); returns n."""
+    enough empties, a shallow search of `_order_eval` below each move); returns n."""
     n_empty = row
     odd = _odd_quadrants(~(player | opponent))
     if n_empty < 12:
@@ -676,6 +694,7 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row,
     else:
         w_parity = 0
     search_depth = params[P_ORDER_DEPTH] if n_empty >= params[P_ORDER_SEARCH] else -1
+    divisor = PATTERN_DIVISOR if n_empty >= params[P_ORDER_PATTERNS] else 0
     n = 0
     while moves:
         square = lowest_bit_index(moves)
@@ -696,7 +715,7 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row,
             if (ONE << np.uint64(square)) & odd:
                 value += w_parity
             if search_depth >= 0:
-                value -= _order_search(theirs, mine, search_depth, nodes) * (W_EVAL // 4)
+                value -= _order_search(theirs, mine, search_depth, divisor, weights, nodes) * (W_EVAL // 4)
         key = -value
         j = n
         while j > 0 and keys[row, j - 1] > key:
@@ -728,7 +747,7 @@ def _etc(player, opponent, moves, beta, tt_keys, tt_values):
 
 
 @njit(cache=True)
-def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes):
+def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes):
     """Exact fail-soft search with the transposition table; dispatches small positions down."""
     empty = ~(player | opponent)
     n_empty = popcount(empty)
@@ -747,7 +766,7 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent)
-        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, nodes)
+        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, weights, nodes)
     if n_empty >= params[P_STABILITY]:
         bound = _stability_bound(player, opponent, alpha, n_empty)
         if bound <= alpha:
@@ -767,7 +786,7 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         if bound >= beta:
             return bound
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, nodes)
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, weights, nodes)
     else:
         n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
     best = -INFINITY
@@ -779,11 +798,11 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         child_player = opponent ^ flipped
         child_opponent = player | flipped | (ONE << np.uint64(square))
         if i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, weights, nodes)
         if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
             return np.int64(0)
         if score > best:
@@ -803,14 +822,14 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
 
 
 @njit(cache=True)
-def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes):
+def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes):
     """One principal-variation search of the root for the window (alpha, beta); see solve_root."""
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent), np.int64(-1)
-        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, nodes)
+        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, weights, nodes)
         return score, np.int64(PASS)
     n_empty = popcount(~(player | opponent))
     shallow = params[P_SHALLOW]
@@ -819,7 +838,7 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
     if tt.matches(tt_keys, index, player, opponent):
         hash_move = np.int64(tt_values[index, tt.MOVE])
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, nodes)
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, weights, nodes)
     else:
         n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
     best = -INFINITY
@@ -836,11 +855,11 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
             else:
                 score = -search_shallow(child_player, child_opponent, -beta, -low, nodes)
         elif i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, weights, nodes)
         if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
             return np.int64(0), np.int64(-1)
         if score > best:
@@ -861,7 +880,7 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
 
 
 @njit(cache=True)
-def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes):
+def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes):
     """(score, best move) of a position for the window (alpha, beta).
 
     The move is PASS when the side to move must pass and -1 when the game is over. Within the
@@ -876,11 +895,11 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
     return and the score and move mean nothing (the table is still true).
     """
     if params[P_ROOT_WINDOW] == 0 or alpha > -MAX_SCORE or beta < MAX_SCORE:
-        return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
+        return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes)
     guess = np.int64(0)
     for _ in range(MAX_SCORE + 2):  # each pass moves the guess one way by 2 or more: at most 65 passes
-        score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, params, nodes)
+        score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, params, weights, nodes)
         if score == guess or move < 0 or aborted(params, nodes):
             return score, move
         guess = score
-    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
+    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes)

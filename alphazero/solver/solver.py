@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from alphazero.solver import endgame, table
+from alphazero.solver import endgame, patterns, table
 
 WLD_ALPHA = -1  # the null window around 0: the result has the sign of the exact score
 WLD_BETA = 1
@@ -38,6 +38,9 @@ class SearchOptions:
       stability, potential mobility, square value, parity) instead of mobility alone.
     order_search_empties / order_search_depth: from this many empties the key also holds a
       shallow search (0-2 plies below the move) of a mobility evaluation.
+    order_pattern_empties: from this many empties that search evaluates the learned pattern
+      evaluation (`patterns.pattern_eval`, the shipped weights) instead of mobility (it runs
+      only where the search does: at least order_search_empties).
     etc_empties: enhanced transposition cut-offs: before searching a node, a move whose child
       the table already bounds at or above beta settles it.
     stability_empties: stability cut-offs: the opponent's stable discs bound the score from above,
@@ -54,6 +57,7 @@ class SearchOptions:
     etc_empties: int = 9
     stability_empties: int = 5
     root_mtd: bool = True
+    order_pattern_empties: int = 14
 
     # the switches by name for `parse`: field and its value when on (off: the `off()` value)
     SWITCHES = {
@@ -63,6 +67,7 @@ class SearchOptions:
         "etc": ("etc_empties", 9),
         "stability": ("stability_empties", 5),
         "mtd": ("root_mtd", True),
+        "patterns": ("order_pattern_empties", 14),
     }
 
     def __post_init__(self):
@@ -72,7 +77,7 @@ class SearchOptions:
 
         check(isinstance(self.shallow_empties, int) and 4 <= self.shallow_empties <= 12, "shallow_empties",
               "an integer in 4..12")
-        for name in ("order_search_empties", "etc_empties", "stability_empties"):
+        for name in ("order_search_empties", "etc_empties", "stability_empties", "order_pattern_empties"):
             value = getattr(self, name)
             check(isinstance(value, int) and 0 <= value <= 60, name, "an integer in 0..60 (0 = off)")
         check(isinstance(self.order_search_depth, int) and 0 <= self.order_search_depth <= 2, "order_search_depth",
@@ -82,12 +87,13 @@ class SearchOptions:
     def off(cls) -> "SearchOptions":
         """Every technique off: the search as it was before issue 36, node for node."""
         return cls(shallow_empties=endgame.SHALLOW_EMPTIES, fast_last_moves=False, weighted_sort=False,
-                   order_search_empties=0, etc_empties=0, stability_empties=0, root_mtd=False)
+                   order_search_empties=0, etc_empties=0, stability_empties=0, root_mtd=False,
+                   order_pattern_empties=0)
 
     @classmethod
     def parse(cls, text: str) -> "SearchOptions":
         """`default`, `off`, or either followed by `+name` / `-name` switches, e.g. `off+etc`,
-        `default-mtd` (names: fast_last, sort, order_search, etc, stability, mtd)."""
+        `default-mtd` (names: fast_last, sort, order_search, etc, stability, mtd, patterns)."""
         text = text.strip()
         base, rest = text, ""
         for i, char in enumerate(text):
@@ -123,7 +129,12 @@ class SearchOptions:
         params[endgame.P_ETC] = self.etc_empties or endgame.NEVER
         params[endgame.P_STABILITY] = self.stability_empties or endgame.NEVER
         params[endgame.P_ROOT_WINDOW] = int(self.root_mtd)
+        params[endgame.P_ORDER_PATTERNS] = self.order_pattern_empties or endgame.NEVER
         return params
+
+    def weights(self) -> np.ndarray:
+        """The pattern weights the kernels read: the shipped ones when the ordering uses them."""
+        return patterns.shipped_weights() if self.order_pattern_empties else patterns.zero_weights()
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,7 @@ class Solver:
         self.nodes = np.zeros(1, dtype=np.int64)
         self.options = options or SearchOptions()
         self.params = self.options.params()
+        self.weights = self.options.weights()
 
     def solve(self, player: int, opponent: int, wld: bool = False, node_limit: int = 0) -> Solution | None:
         """Exact score (or win/loss/draw with `wld`) and a best move of (player, opponent).
@@ -187,7 +199,7 @@ class Solver:
         try:
             score, move = endgame.solve_root(
                 player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.params,
-                self.nodes,
+                self.weights, self.nodes,
             )
         finally:
             self.params[endgame.P_NODE_LIMIT] = endgame.NO_NODE_LIMIT

@@ -129,9 +129,9 @@ def test_fail_soft_windows_at_the_wipeout_edge(seed, n_empty, survivors, window,
     tt_keys, tt_values = table.allocate(12)
     squares, keys = endgame.allocate_workspace()
     nodes = np.zeros(1, dtype=np.int64)
-    params = SearchOptions().params()
+    options = SearchOptions()
     got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys,
-                              params, nodes)
+                              options.params(), options.weights(), nodes)
     if alpha < got < beta:
         assert got == exact
     elif got <= alpha:
@@ -150,7 +150,8 @@ def test_a_window_above_a_wipeout_costs_no_search():
     squares, keys = endgame.allocate_workspace()
     nodes = np.zeros(1, dtype=np.int64)
     p, o = np.uint64(player), np.uint64(opponent)
-    for params in (SearchOptions().params(), SearchOptions.off().params()):
-        assert endgame.search_deep(p, o, 64, 65, tt_keys, tt_values, squares, keys, params, nodes) == 64
-        assert endgame.search_deep(p, o, -65, -64, tt_keys, tt_values, squares, keys, params, nodes) == -64
+    for options in (SearchOptions(), SearchOptions.off()):
+        params, weights = options.params(), options.weights()
+        assert endgame.search_deep(p, o, 64, 65, tt_keys, tt_values, squares, keys, params, weights, nodes) == 64
+        assert endgame.search_deep(p, o, -65, -64, tt_keys, tt_values, squares, keys, params, weights, nodes) == -64
     assert nodes[0] == 0

@@ -32,7 +32,11 @@ OPTION_SETS = {
     "stability_deep": dataclasses.replace(OFF, stability_empties=4, shallow_empties=4),
     "stability_shallow": dataclasses.replace(OFF, stability_empties=4, fast_last_moves=True, shallow_empties=9),
     "mtd": dataclasses.replace(OFF, root_mtd=True, shallow_empties=4),
-    "all": SearchOptions(shallow_empties=4, order_search_empties=6, etc_empties=6, stability_empties=5),
+    "patterns_1": dataclasses.replace(OFF, order_search_empties=5, order_pattern_empties=5, shallow_empties=4),
+    "patterns_2": dataclasses.replace(OFF, order_search_empties=5, order_search_depth=2, order_pattern_empties=6,
+                                      weighted_sort=True, shallow_empties=4),
+    "all": SearchOptions(shallow_empties=4, order_search_empties=6, etc_empties=6, stability_empties=5,
+                         order_pattern_empties=6),
     "default": SearchOptions(),
 }
 SET_NAMES = list(OPTION_SETS)
@@ -84,7 +88,7 @@ def pool():
 def _kernels(options, bits=12):
     tt_keys, tt_values = table.allocate(bits)
     squares, keys = endgame.allocate_workspace()
-    return tt_keys, tt_values, squares, keys, options.params(), np.zeros(1, dtype=np.int64)
+    return tt_keys, tt_values, squares, keys, options.params(), options.weights(), np.zeros(1, dtype=np.int64)
 
 
 def _sign(x):
@@ -120,15 +124,17 @@ def test_wld_signs_equal_the_reference(pool, name):
 def test_fail_soft_bounds_for_every_window(pool, name):
     """Exact inside the window, a true bound on the side it failed, at the deep search and at the
     root, with a table shared by all windows (its entries from one window serve the others)."""
-    tt_keys, tt_values, squares, keys, params, nodes = _kernels(OPTION_SETS[name])
+    tt_keys, tt_values, squares, keys, params, weights, nodes = _kernels(OPTION_SETS[name])
     for player, opponent, exact, _ in pool:
         p, o = np.uint64(player), np.uint64(opponent)
         for alpha, beta in WINDOWS:
             for search in ("deep", "root"):
                 if search == "deep":
-                    got = endgame.search_deep(p, o, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
+                    got = endgame.search_deep(p, o, alpha, beta, tt_keys, tt_values, squares, keys, params, weights,
+                                              nodes)
                 else:
-                    got, _ = endgame.solve_root(p, o, alpha, beta, tt_keys, tt_values, squares, keys, params, nodes)
+                    got, _ = endgame.solve_root(p, o, alpha, beta, tt_keys, tt_values, squares, keys, params, weights,
+                                                nodes)
                 if alpha < got < beta:
                     assert got == exact, (search, alpha, beta)
                 elif got <= alpha:
@@ -183,6 +189,8 @@ def test_options_parse_names_switches_and_rejects_bad_text():
     assert SearchOptions.parse("off+etc+mtd") == dataclasses.replace(
         OFF, etc_empties=SearchOptions.SWITCHES["etc"][1], root_mtd=True)
     assert SearchOptions.parse("default-mtd") == dataclasses.replace(SearchOptions(), root_mtd=False)
+    assert SearchOptions.parse("default-patterns").order_pattern_empties == 0
+    assert SearchOptions.parse("off+order_search+patterns").order_pattern_empties == 14
     for bad in ("fast", "off+nothing", "default+", ""):
         with pytest.raises(ValueError, match="options"):
             SearchOptions.parse(bad)
@@ -206,8 +214,8 @@ def test_random_positions_and_windows_against_the_reference(seed, n_empty, name,
     solver = Solver(table_bits=12, options=options)
     assert solver.solve(player, opponent).score == exact
     assert solver.solve(player, opponent, wld=True).outcome == _sign(exact)
-    tt_keys, tt_values, squares, keys, params, nodes = _kernels(options)
+    tt_keys, tt_values, squares, keys, params, weights, nodes = _kernels(options)
     alpha, beta = window
     got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys,
-                              params, nodes)
+                              params, weights, nodes)
     assert got == exact if alpha < got < beta else (exact <= got if got <= alpha else exact >= got)
