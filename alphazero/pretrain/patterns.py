@@ -39,7 +39,7 @@ DEFAULT_WTHOR = Path(__file__).resolve().parents[2].parent / "shared" / "data" /
 
 
 def positions_with_margins(wthor_dir, min_empties: int, max_empties: int, years=None):
-    """(positions uint64[N, 2], margins int8[N], years int16[N]): every decision of the usable
+    """(positions uint64[N, 2], margins int8[N], years uint16[N]): every decision of the usable
     WTHOR games with min..max empties, the final disc difference from its side to move's view."""
     database = read_wthor_directory(wthor_dir, years)
     replay = replay_database(database)

@@ -170,14 +170,13 @@ def pattern_eval(player, opponent, weights):
 
 @njit(cache=True)
 def pattern_eval_by_squares(player, opponent, weights):
-    """`pattern_eval` square by square from `INSTANCE_SQUARES`: the slow reference it is tested against."""
+    """`pattern_eval` square by square (the weights at `pattern_indices`): the slow reference it
+    is tested against."""
+    indices = np.empty(INSTANCE_SQUARES.shape[0], dtype=np.int64)
+    pattern_indices(player, opponent, indices)
     total = np.int64(0)
-    for i in range(INSTANCE_SQUARES.shape[0]):
-        index = 0
-        for k in range(INSTANCE_LENGTHS[i] - 1, -1, -1):
-            square = np.uint64(INSTANCE_SQUARES[i, k])
-            index = index * 3 + np.int64((player >> square) & ONE) + 2 * np.int64((opponent >> square) & ONE)
-        total += weights[INSTANCE_OFFSETS[i] + index]
+    for index in indices:
+        total += weights[index]
     return total
 
 
