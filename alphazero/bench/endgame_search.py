@@ -6,7 +6,10 @@ one game, `--simulations` simulations) in every position of every game, in game 
 reach N in `--reach` (0 = solver off), each reach with its own player (its own solver table,
 kept through the game as in a match). A reach is `N` (exact root solves and win/loss/draw
 solves of opened nodes from N empties), `N/W` (opened nodes from W empties instead:
-`mcts.endgame_wld_empties`), either with `+P@L` for probes of opened nodes up to P empties that
+`mcts.endgame_wld_empties`), either with `~V` for opened nodes up to V empties solved at their
+second visit (`mcts.endgame_revisit_empties`, e.g. `18/17~18`; `~18v3` at the third:
+`mcts.endgame_revisit_visits`; without `~` none, whatever MCTSConfig's default: the default
+search is `18/17~18v3`), then `+P@L` for probes of opened nodes up to P empties that
 give up after L solver nodes (`mcts.endgame_probe_empties`, `endgame_probe_nodes`, e.g.
 `18/17+18@20000`; `+P` alone keeps the default L), then with `:OPTIONS` for the solver's switch set
 (`mcts.endgame_solver_options`, e.g. `16:off` = the solver before issue 36) and then `:searched`
@@ -62,16 +65,20 @@ def game_positions(player: MCTSPlayer, opening: list[int]) -> list[GameState]:
 
 
 def parse_reach(text: str) -> MCTSConfig:
-    """`N`, `N/W`, either with `+P@L`, then `:OPTIONS` and then `:searched` (see the module
+    """`N`, `N/W`, either with `~V`, then `+P@L`, then `:OPTIONS` and then `:searched` (see the module
     doc), as the MCTSConfig it stands for."""
     numbers, _, rest = text.partition(":")
     options, _, mode = rest.partition(":")
     if mode not in ("", "searched"):
-        raise ValueError(f"reach {text!r}: expected N, N/W, N/W+P@L, N:OPTIONS or N:OPTIONS:searched")
+        raise ValueError(f"reach {text!r}: expected N, N/W, N/W~V, N/W+P@L, N:OPTIONS or N:OPTIONS:searched")
     numbers, _, probe_nodes = numbers.partition("@")
     numbers, _, probe = numbers.partition("+")
+    numbers, _, revisit = numbers.partition("~")
+    revisit, _, revisit_visits = revisit.partition("v")
     exact, _, wld = numbers.partition("/")
     probing = {"endgame_probe_empties": int(probe)} if probe else {}
+    probing["endgame_revisit_empties"] = int(revisit) if revisit else 0
+    probing["endgame_revisit_visits"] = int(revisit_visits) if revisit_visits else 2
     if probe_nodes:
         probing["endgame_probe_nodes"] = int(probe_nodes)
     return MCTSConfig(endgame_solve_empties=int(exact), endgame_wld_empties=int(wld) if wld else 0, **probing,

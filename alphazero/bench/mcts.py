@@ -8,10 +8,12 @@ time spent inside the evaluator (`network_share`; 1 - network_share is the tree 
 overhead). `--evaluator uniform` measures the tree alone (its evaluator is a tiny numba kernel);
 `--evaluator small` uses the "small" network preset with random weights. `cpu_seconds` is the
 process's CPU time for the timed run: with one torch thread (`--threads 1`) it is what the run
-costs a core, whatever else loads the machine. `--endgame`, `--endgame-wld`, `--endgame-probe`,
-`--endgame-probe-nodes`, `--solver-options` and `--search-solved-roots` set the endgame solver
-(`mcts.endgame_solve_empties`, `endgame_wld_empties`, `endgame_probe_empties`, `endgame_probe_nodes`,
-`endgame_solver_options`, `search_solved_roots`); `network_evaluations` counts the positions the
+costs a core, whatever else loads the machine. `--endgame`, `--endgame-wld`, `--endgame-revisit`,
+`--endgame-revisit-visits`, `--endgame-probe`, `--endgame-probe-nodes`, `--solver-options` and
+`--search-solved-roots` set the endgame solver (`mcts.endgame_solve_empties`,
+`endgame_wld_empties`, `endgame_revisit_empties`, `endgame_revisit_visits`,
+`endgame_probe_empties`, `endgame_probe_nodes`, `endgame_solver_options`,
+`search_solved_roots`); `network_evaluations` counts the positions the
 evaluator was asked about, which a solved root that is not searched saves.
 """
 
@@ -113,6 +115,12 @@ def main(argv):
                         help="mcts.endgame_solve_empties (default: MCTSConfig's; 0 = solver off)")
     parser.add_argument("--endgame-wld", type=int, default=None,
                         help="mcts.endgame_wld_empties: opened nodes solved from this many empties (default: MCTSConfig's)")
+    parser.add_argument("--endgame-revisit", type=int, default=None,
+                        help="mcts.endgame_revisit_empties: opened nodes beyond the solve reach solved at their second "
+                             "visit up to this many empties (default: MCTSConfig's, 0 = none)")
+    parser.add_argument("--endgame-revisit-visits", type=int, default=None,
+                        help="mcts.endgame_revisit_visits: the visit at which a revisit-band node is solved "
+                             "(default: MCTSConfig's)")
     parser.add_argument("--endgame-probe", type=int, default=None,
                         help="mcts.endgame_probe_empties: opened nodes beyond the solve reach probed up to this many "
                              "empties (default: MCTSConfig's, 0 = none)")
@@ -131,9 +139,13 @@ def main(argv):
     # --endgame N alone solves roots and opened nodes from N (as the arena's endgame=N does:
     # MCTSConfig.with_endgame_reach).
     endgame = {} if args.endgame is None else {"endgame_solve_empties": args.endgame, "endgame_wld_empties": 0,
-                                               "endgame_probe_empties": 0}
+                                               "endgame_revisit_empties": 0, "endgame_probe_empties": 0}
     if args.endgame_wld is not None:
         endgame["endgame_wld_empties"] = args.endgame_wld
+    if args.endgame_revisit is not None:
+        endgame["endgame_revisit_empties"] = args.endgame_revisit
+    if args.endgame_revisit_visits is not None:
+        endgame["endgame_revisit_visits"] = args.endgame_revisit_visits
     if args.endgame_probe is not None:
         endgame["endgame_probe_empties"] = args.endgame_probe
     if args.endgame_probe_nodes is not None:
@@ -178,6 +190,8 @@ def main(argv):
         "leaves_per_step": args.leaves_per_step,
         "endgame_solve_empties": config.endgame_solve_empties,
         "endgame_wld_empties": config.endgame_wld_empties,
+        "endgame_revisit_empties": config.endgame_revisit_empties,
+        "endgame_revisit_visits": config.endgame_revisit_visits,
         "endgame_probe_empties": config.endgame_probe_empties,
         "endgame_probe_nodes": config.endgame_probe_nodes,
         "endgame_solver_options": config.endgame_solver_options,

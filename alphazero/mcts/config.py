@@ -15,8 +15,16 @@ MAX_ENDGAME_SOLVE_EMPTIES = 24
 # 0.747 and 0.759 of the solver-off time against 0.779, 0.761 and 0.761); 19/17 cost about as much
 # as 16 did (0.776, 0.767, 0.777), 20/17 more (0.803, 0.816), and 18 with opened nodes at 18
 # doubled the slowest move.
+# Opened nodes at 18 empties are solved too, at their third visit (endgame_revisit_empties 18,
+# endgame_revisit_visits 3): most opened nodes are visited once or twice and a solve at 18 costs
+# about three network evaluations, so waiting for the third visit solves the nodes the search keeps
+# coming back to, and costs a move what the search before issue 36 did (three runs: -0.4%, +0.8%
+# and 0.0%; solving them at the second visit +1.5 to +2.5%, when opened +3.5 to +5%;
+# docs/benchmarks.md, "Solving at a later visit").
 DEFAULT_ENDGAME_SOLVE_EMPTIES = 18
 DEFAULT_ENDGAME_WLD_EMPTIES = 17
+DEFAULT_ENDGAME_REVISIT_EMPTIES = 18
+DEFAULT_ENDGAME_REVISIT_VISITS = 3
 ROOT_POLICIES = ("puct", "gumbel")
 
 
@@ -101,8 +109,20 @@ class MCTSConfig:
         solves are cheaper than the evaluations they replace, below it where a root's exact solve
         (once per move) is affordable but a solve per opened node is not. Range
         0..MAX_ENDGAME_SOLVE_EMPTIES.
+      endgame_revisit_empties: opened nodes beyond the win/loss/draw reach above
+        (`endgame_wld_empties`, else `endgame_solve_empties`) with at most this many empties are
+        evaluated by the network when opened, like nodes beyond reach, and solved (win/loss/draw)
+        when a walk comes back to them, at their `endgame_revisit_visits`-th visit (0: none).
+        Most opened nodes are the tree's frontier and never visited again, so the solves of this
+        band shrink to the nodes the search returns to, each at the price of one network
+        evaluation; the solves nearest the reach are the dearest, so that is where the trade
+        pays (docs/benchmarks.md, "Solving at a later visit"). Default 18.
+      endgame_revisit_visits: the visit at which a revisit-band node is solved (>= 2; default
+        3, which measured cheaper than 2 in play). At the second, no child of the node has been opened yet; from the third on the node has grown a
+        subtree (its children within reach solved when opened), which the solve replaces and the
+        tree lets go of.
       endgame_probe_empties, endgame_probe_nodes: opened nodes beyond the win/loss/draw reach above
-        (`endgame_wld_empties`, else `endgame_solve_empties`) with at most `endgame_probe_empties`
+        and the revisit band (`endgame_revisit_empties`) with at most `endgame_probe_empties`
         empties are solved too, but each solve gives up after `endgame_probe_nodes` solver nodes
         and the node is then evaluated by the network as if beyond reach (0: no probes). Solve
         costs are heavy-tailed, so a probe settles the nodes that are cheap to prove (often the
@@ -144,6 +164,8 @@ class MCTSConfig:
     gumbel_c_scale: float = 1.0
     endgame_solve_empties: int = DEFAULT_ENDGAME_SOLVE_EMPTIES
     endgame_wld_empties: int = DEFAULT_ENDGAME_WLD_EMPTIES
+    endgame_revisit_empties: int = DEFAULT_ENDGAME_REVISIT_EMPTIES
+    endgame_revisit_visits: int = DEFAULT_ENDGAME_REVISIT_VISITS
     endgame_probe_empties: int = 0
     endgame_probe_nodes: int = 20_000
     search_solved_roots: bool = False
@@ -187,6 +209,11 @@ class MCTSConfig:
         _require(_integer(self.endgame_wld_empties) and 0 <= self.endgame_wld_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
                  "endgame_wld_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = endgame_solve_empties)",
                  self.endgame_wld_empties)
+        _require(_integer(self.endgame_revisit_empties)
+                 and 0 <= self.endgame_revisit_empties <= MAX_ENDGAME_SOLVE_EMPTIES, "endgame_revisit_empties",
+                 f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = none)", self.endgame_revisit_empties)
+        _require(_integer(self.endgame_revisit_visits) and self.endgame_revisit_visits >= 2, "endgame_revisit_visits",
+                 "an integer >= 2", self.endgame_revisit_visits)
         _require(_integer(self.endgame_probe_empties) and 0 <= self.endgame_probe_empties <= MAX_ENDGAME_SOLVE_EMPTIES,
                  "endgame_probe_empties", f"an integer in 0..{MAX_ENDGAME_SOLVE_EMPTIES} (0 = no probes)",
                  self.endgame_probe_empties)
@@ -204,7 +231,8 @@ class MCTSConfig:
         """This config solving roots and opened nodes from `empties` (0: no solver) and nothing
         further out (no probes): the one reach of the arena's `endgame=E` and `play --endgame N`
         (`bench mcts --endgame N` sets the same), so those keep one meaning whatever the defaults."""
-        return dataclasses.replace(self, endgame_solve_empties=empties, endgame_wld_empties=0, endgame_probe_empties=0)
+        return dataclasses.replace(self, endgame_solve_empties=empties, endgame_wld_empties=0,
+                                   endgame_revisit_empties=0, endgame_probe_empties=0)
 
     @property
     def leaf_solve_empties(self) -> int:
@@ -214,10 +242,21 @@ class MCTSConfig:
         return self.endgame_wld_empties or self.endgame_solve_empties
 
     @property
-    def leaf_probe_empties(self) -> int:
+    def leaf_revisit_empties(self) -> int:
         """Opened nodes with more empties than `leaf_solve_empties` and at most this many are
-        probed (a solve limited to `endgame_probe_nodes` nodes); 0 or not above the reach: none."""
-        if self.endgame_solve_empties == 0 or self.endgame_probe_empties <= self.leaf_solve_empties:
+        solved at their second visit (the network evaluates them when opened); 0 or not above the
+        reach: none."""
+        if self.endgame_solve_empties == 0 or self.endgame_revisit_empties <= self.leaf_solve_empties:
+            return 0
+        return self.endgame_revisit_empties
+
+    @property
+    def leaf_probe_empties(self) -> int:
+        """Opened nodes with more empties than `leaf_solve_empties` and `leaf_revisit_empties` and
+        at most this many are probed (a solve limited to `endgame_probe_nodes` nodes); 0 or not
+        above those: none."""
+        if (self.endgame_solve_empties == 0
+                or self.endgame_probe_empties <= max(self.leaf_solve_empties, self.leaf_revisit_empties)):
             return 0
         return self.endgame_probe_empties
 

@@ -16,7 +16,7 @@ from numba import njit
 
 from alphazero.mcts.selection import forced_root_action, puct_action
 from alphazero.mcts.tree import EXPANDED, NO_ACTION, NO_PARENT, ROOT, SOLVED, UNVISITED, open_node
-from alphazero.othello.bits import ONE, ZERO, lowest_bit_index
+from alphazero.othello.bits import ONE, ZERO, lowest_bit_index, popcount
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, make_move, wipeout_move
 
 NO_SLOT = -1
@@ -24,7 +24,8 @@ NO_SLOT = -1
 
 @njit(cache=True)
 def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss, root_action, forced_k,
-                  leaf_node, leaf_slot, eval_positions, eval_game, eval_node):
+                  revisit_above, revisit_upto, revisit_visits, leaf_node, leaf_slot, eval_positions, eval_game,
+                  eval_node):
     """Walk down from the root `num_leaves` times in every active game and open the leaves.
 
     A walk follows `puct_action` through EXPANDED nodes that are not proven (the root is always
@@ -33,7 +34,12 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
     `forced_k` > 0 by `forced_root_action` while a root child is short of its forced playouts
     (KataGo; self-play only). Reaching an action never tried opens its child node (position computed
     here, a finished game scored exactly); reaching a proven node, or a PENDING node, also ends the
-    walk. A PENDING node an earlier walk of this step sent to the evaluator shares that walk's
+    walk, and so does reaching an EXPANDED unproven node other than the root with more than
+    `revisit_above` and at most `revisit_upto` empties and `revisit_visits` - 1 visits or more: the
+    endgame solver's revisit band (`MCTSConfig.leaf_revisit_empties`; revisit_upto 0: none), whose
+    nodes the network evaluated when they were opened and the caller solves now, at their
+    `revisit_visits`-th visit, from the batch row the walk queues for them (the caller takes such
+    rows out of the batch). A PENDING node an earlier walk of this step sent to the evaluator shares that walk's
     batch row (a collision); one that no walk of this step sent (only an interrupted search leaves
     such a node, and `BatchedSearch` empties those trees) is sent again, never given another step's
     row. Each finished walk marks its path in flight, so the next walk of the same game sees the
@@ -46,7 +52,9 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
         for j in range(num_leaves):
             node = ROOT
             opened = False
-            while tree.nodes[b, node].status == EXPANDED and (node == ROOT or not tree.nodes[b, node].proven):
+            while tree.nodes[b, node].status == EXPANDED and (node == ROOT or not (
+                    tree.nodes[b, node].proven
+                    or due_for_revisit_solve(tree, b, node, revisit_above, revisit_upto, revisit_visits))):
                 action = NO_ACTION
                 if node == ROOT:
                     if root_action[b, j] != NO_ACTION:
@@ -81,6 +89,16 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
 
 
 @njit(cache=True)
+def due_for_revisit_solve(tree, b, node, revisit_above, revisit_upto, revisit_visits):
+    """True if game b's `node` has more than `revisit_above` and at most `revisit_upto` empty
+    squares and at least `revisit_visits` - 1 visits: the walk reaching it is its revisit_visits-th."""
+    if revisit_upto == 0 or tree.nodes[b, node].visits < revisit_visits - 1:
+        return False
+    empties = 64 - popcount(tree.nodes[b, node].player | tree.nodes[b, node].opponent)
+    return revisit_above < empties <= revisit_upto
+
+
+@njit(cache=True)
 def shared_slot(leaf_node, leaf_slot, b, j, node):
     """The batch row of an earlier walk of this step (0 .. j - 1 of game b) that ended on `node`,
     or NO_SLOT when none did."""
@@ -106,7 +124,9 @@ def settle_solved_leaves(tree, active, num_leaves, leaf_node, leaf_slot, eval_po
     """Take the leaves the endgame solver settled out of the evaluator batch.
 
     solved_value: [count] float32, the exact result (+1/0/-1, side to move's view) of row m's
-    position, NaN where it was not solved. Those nodes become SOLVED and proven; the remaining rows
+    position, NaN where it was not solved. Those nodes become SOLVED and proven, leaves without
+    children (a revisit-band node solved at a later visit lets go of the subtree it had grown;
+    tree compaction drops it as garbage); the remaining rows
     are moved up to fill the batch, and every leaf_slot is renumbered (NO_SLOT for a solved leaf,
     which backup then values exactly). Returns the new batch size.
     """
@@ -127,6 +147,8 @@ def settle_solved_leaves(tree, active, num_leaves, leaf_node, leaf_slot, eval_po
             record.status = SOLVED
             record.proven = True
             record.exact_value = value
+            for action in range(NUM_ACTIONS):  # a node solved at a later visit drops its subtree
+                tree.edges[eval_game[m], eval_node[m], action].child = UNVISITED
     for b in range(tree.next_free.shape[0]):
         if active[b]:
             for j in range(num_leaves):

@@ -42,8 +42,12 @@ solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is 
 root with at most N empties is solved for its exact score first, and the search plays the
 solver's best move (`SearchResult.exact_score` reports the score); with
 `MCTSConfig.endgame_wld_empties` = W > 0, opened nodes are solved (win/loss/draw) from W empties
-on instead of N; opened nodes further out, up to `MCTSConfig.endgame_probe_empties`, are probed: solved
-unless the solve passes `endgame_probe_nodes` solver nodes, then evaluated. A root solved exactly is not searched further unless
+on instead of N; opened nodes further out, up to `MCTSConfig.endgame_revisit_empties`, are evaluated
+when opened and solved (win/loss/draw) when a walk comes back to them (at their
+`MCTSConfig.endgame_revisit_visits`-th visit, by default the second, before any child of theirs
+is opened); opened nodes further out still, up to
+`MCTSConfig.endgame_probe_empties`, are probed: solved unless the solve passes
+`endgame_probe_nodes` solver nodes, then evaluated. A root solved exactly is not searched further unless
 `MCTSConfig.search_solved_roots`: its move, one-hot policy and value are the solver's, its tree is
 emptied, and it runs no simulations and costs no network evaluation (`SearchResult.simulations` is
 0 for it). One solver, with its transposition table, serves all games of the search object for its
@@ -66,7 +70,7 @@ from alphazero.mcts.kernels import backup, expand, root_wipeouts, select_leaves,
 from alphazero.mcts.puct_root import PuctRoot
 from alphazero.mcts.rng import seed_streams
 from alphazero.mcts.root import RootRule, discount_root_visits, root_child_visits, root_values
-from alphazero.mcts.tree import NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
+from alphazero.mcts.tree import EXPANDED, NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
 from alphazero.solver.solver import SearchOptions, Solver
 
@@ -140,6 +144,8 @@ class BatchedSearch:
         self._eval_node = np.zeros(num_games * leaves, dtype=np.int32)
         self._new_index = np.zeros(config.node_capacity, dtype=np.int32)
         self._max_kept_nodes = config.node_capacity - config.simulations
+        revisit = config.leaf_revisit_empties
+        self._revisit_above, self._revisit_upto = (config.leaf_solve_empties, revisit) if revisit else (0, 0)
         self.endgame_solver = (Solver(config.endgame_table_bits, SearchOptions.parse(config.endgame_solver_options))
                                if config.leaf_solve_empties > 0 else None)
 
@@ -215,7 +221,9 @@ class BatchedSearch:
             leaves = min(cfg.leaves_per_step, simulations - done)
             walks = self.root_rule.walks(tree, active, leaves, done)
             count = select_leaves(tree, active, leaves, cfg.c_puct, cfg.fpu_reduction, cfg.virtual_loss,
-                                  walks.root_action, walks.forced_k, self._leaf_node, self._leaf_slot,
+                                  walks.root_action, walks.forced_k, self._revisit_above, self._revisit_upto,
+                                  cfg.endgame_revisit_visits,
+                                  self._leaf_node, self._leaf_slot,
                                   self._eval_positions, self._eval_game, self._eval_node)
             if count and self.endgame_solver is not None:
                 count = self._solve_endgame_leaves(active, leaves, count)
@@ -283,7 +291,9 @@ class BatchedSearch:
 
     def _solve_endgame_leaves(self, active: np.ndarray, leaves: int, count: int) -> int:
         """Solve (win/loss/draw) the newly opened leaves within reach instead of evaluating them,
-        and probe those within the probe reach (a solve with a node limit, kept if it finishes);
+        the revisit band's leaves a walk came back to (EXPANDED: the network evaluated them when
+        they were opened; a newly opened one is left for the evaluator), and probe the newly
+        opened leaves within the probe reach (a solve with a node limit, kept if it finishes);
         returns how many leaves are left for the evaluator.
 
         The solver is called from Python, leaf by leaf, rather than from `select_leaves`: numba
@@ -293,12 +303,18 @@ class BatchedSearch:
         positions = self._eval_positions[:count]
         empties = 64 - np.bitwise_count(positions[:, 0] | positions[:, 1]).astype(np.int64)
         reach = self.config.leaf_solve_empties
-        within = np.flatnonzero(empties <= max(reach, self.config.leaf_probe_empties))
+        revisit = self._revisit_upto
+        within = np.flatnonzero(empties <= max(reach, revisit, self.config.leaf_probe_empties))
         if within.size == 0:
             return count
         solved_value = np.full(count, np.nan, dtype=np.float32)
         for m in within:
-            node_limit = 0 if empties[m] <= reach else self.config.endgame_probe_nodes
+            if reach < empties[m] <= revisit:
+                if self.tree.nodes[self._eval_game[m], self._eval_node[m]]["status"] != EXPANDED:
+                    continue  # opened now: the network evaluates it; a walk that comes back solves it
+                node_limit = 0
+            else:
+                node_limit = 0 if empties[m] <= reach else self.config.endgame_probe_nodes
             outcome = self.endgame_solver.outcome(int(positions[m, 0]), int(positions[m, 1]), node_limit)
             if outcome is not None:  # None: a probe that passed its node limit, the network evaluates it
                 solved_value[m] = outcome

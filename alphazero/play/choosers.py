@@ -144,8 +144,8 @@ class SearchChooser(MoveChooser):
         self.seconds = seconds
         self.seed = seed
         self.leaves_per_step = leaves_per_step
-        # None: the search's defaults (MCTSConfig.endgame_solve_empties, endgame_wld_empties and
-        # endgame_probe_empties); N: roots and opened nodes solved from N empties
+        # None: the search's defaults (MCTSConfig.endgame_solve_empties, endgame_wld_empties,
+        # endgame_revisit_empties and endgame_probe_empties); N: roots and opened nodes solved from N empties
         # (MCTSConfig.with_endgame_reach); 0: no endgame solver.
         self.endgame_solve_empties = endgame_solve_empties
         self.name = name or f"MCTS {describe_limit(simulations, seconds)}"

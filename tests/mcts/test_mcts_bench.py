@@ -23,13 +23,17 @@ def test_endgame_search_reaches_name_every_solver_setting():
     assert (plain.endgame_solve_empties, plain.endgame_wld_empties, plain.leaf_probe_empties) == (16, 0, 0)
     assert not plain.search_solved_roots and plain.endgame_solver_options == "default"
     assert parse_reach("12+14").endgame_probe_nodes == 20_000  # the default limit
+    revisit = parse_reach("18/17~18+19")
+    assert (revisit.leaf_solve_empties, revisit.leaf_revisit_empties, revisit.leaf_probe_empties) == (17, 18, 19)
+    assert revisit.endgame_revisit_visits == 2 and parse_reach("18/17~18v3").endgame_revisit_visits == 3
     with pytest.raises(ValueError, match="reach"):
         parse_reach("16::sometimes")
 
 
 def test_mcts_benchmark_sets_and_reports_probes():
     report = main(["--games", "2", "--simulations", "4", "--moves", "1", "--repeats", "1",
-                   "--endgame", "12", "--endgame-probe", "14", "--endgame-probe-nodes", "500"])
+                   "--endgame", "12", "--endgame-revisit", "13", "--endgame-revisit-visits", "3", "--endgame-probe", "14", "--endgame-probe-nodes", "500"])
     assert (report["endgame_solve_empties"], report["endgame_probe_empties"], report["endgame_probe_nodes"]) == (12, 14, 500)
+    assert (report["endgame_revisit_empties"], report["endgame_revisit_visits"]) == (13, 3)
     assert main(["--games", "2", "--simulations", "4", "--moves", "1", "--repeats", "1",
                  "--endgame", "12"])["endgame_probe_empties"] == 0

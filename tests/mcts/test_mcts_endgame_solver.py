@@ -9,9 +9,13 @@ from mcts_testing import HashEvaluator, RecordingEvaluator, random_endgame, solv
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import NO_EXACT_SCORE, BatchedSearch
-from alphazero.mcts.tree import ROOT, SOLVED, TERMINAL
+from alphazero.mcts.tree import EXPANDED, ROOT, SOLVED, TERMINAL
 from alphazero.othello.bitboard import make_move
 from alphazero.solver.solver import SearchOptions, Solver
+
+# Opened nodes solved from endgame_solve_empties when opened, and none further out (not the
+# defaults' 17, and 18 at the third visit).
+ONE_REACH = {"endgame_wld_empties": 0, "endgame_revisit_empties": 0}
 
 
 def endgames(seed, empties, count):
@@ -33,7 +37,7 @@ def _search(config, states, evaluator=None):
 @pytest.mark.parametrize("empties", [1, 4, 8, 12])
 def test_root_within_reach_plays_an_exact_best_move_at_one_simulation(empties):
     states = endgames(empties, empties, 6)
-    cfg = MCTSConfig(simulations=1, endgame_solve_empties=12, endgame_wld_empties=0, temperature_plies=0)
+    cfg = MCTSConfig(simulations=1, endgame_solve_empties=12, **ONE_REACH, temperature_plies=0)
     _, result = _search(cfg, states)
     reference = Solver(table_bits=12)
     for b, state in enumerate(states):
@@ -46,7 +50,7 @@ def test_root_within_reach_plays_an_exact_best_move_at_one_simulation(empties):
 
 def test_opened_nodes_within_reach_are_solved_with_their_exact_result():
     states = endgames(7, 10, 4)  # root at 10 empties, solving from 8: the children are searched
-    cfg = MCTSConfig(simulations=60, endgame_solve_empties=8, endgame_wld_empties=0, temperature_plies=0)
+    cfg = MCTSConfig(simulations=60, endgame_solve_empties=8, **ONE_REACH, temperature_plies=0)
     search, result = _search(cfg, states, HashEvaluator(3))
     assert (result.exact_score == NO_EXACT_SCORE).all()
     tree = search.tree
@@ -67,7 +71,7 @@ def test_opened_nodes_within_reach_are_solved_with_their_exact_result():
 
 def test_root_one_beyond_reach_is_proven_by_the_tree():
     states = endgames(11, 7, 5)
-    cfg = MCTSConfig(simulations=40, endgame_solve_empties=6, endgame_wld_empties=0, temperature_plies=0, tree_reuse=False)
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=6, **ONE_REACH, temperature_plies=0, tree_reuse=False)
     search, result = _search(cfg, states, HashEvaluator(5))
     for b, state in enumerate(states):
         root = search.tree.nodes[b, ROOT]
@@ -89,7 +93,7 @@ def test_off_solves_nothing():
 @pytest.mark.parametrize("search_solved_roots", [True, False])
 def test_advancing_into_a_solved_child_starts_a_fresh_tree(search_solved_roots):
     states = endgames(5, 9, 2)
-    cfg = MCTSConfig(simulations=40, endgame_solve_empties=8, endgame_wld_empties=0, temperature_plies=0,
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=8, **ONE_REACH, temperature_plies=0,
                      search_solved_roots=search_solved_roots)
     search, result = _search(cfg, states)
     search.advance(result.action)
@@ -108,7 +112,7 @@ def test_advancing_into_a_solved_child_starts_a_fresh_tree(search_solved_roots):
 @pytest.mark.parametrize("add_noise", [True, False])
 def test_a_solved_root_is_answered_by_the_solver_without_simulations_or_evaluations(root_policy, add_noise):
     states = endgames(31, 9, 4) + endgames(32, 12, 2)  # all within reach
-    cfg = MCTSConfig(simulations=50, endgame_solve_empties=12, endgame_wld_empties=0, root_policy=root_policy, gumbel_sample_plies=30)
+    cfg = MCTSConfig(simulations=50, endgame_solve_empties=12, **ONE_REACH, root_policy=root_policy, gumbel_sample_plies=30)
     evaluator = RecordingEvaluator(HashEvaluator(2))
     search = BatchedSearch(cfg, evaluator, len(states), seed=3)
     search.tree.next_free[:] = 7  # as if trees were kept from earlier moves: a solved root empties its tree
@@ -131,7 +135,7 @@ def test_a_solved_root_is_answered_by_the_solver_without_simulations_or_evaluati
 @pytest.mark.parametrize("root_policy", ["puct", "gumbel"])
 def test_solved_roots_leave_the_other_games_of_the_batch_as_a_search_of_them_alone(root_policy):
     solved, unsolved = endgames(41, 8, 1)[0], endgames(42, 16, 1)[0]
-    cfg = MCTSConfig(simulations=48, endgame_solve_empties=10, endgame_wld_empties=0, root_policy=root_policy)
+    cfg = MCTSConfig(simulations=48, endgame_solve_empties=10, **ONE_REACH, root_policy=root_policy)
     both = BatchedSearch(cfg, HashEvaluator(4), 2, seed=10)
     alone = BatchedSearch(cfg, HashEvaluator(4), 1, seed=11)  # game 1's stream: seed + 1
     together = both.search(np.array([[solved.player, solved.opponent], [unsolved.player, unsolved.opponent]],
@@ -145,7 +149,7 @@ def test_solved_roots_leave_the_other_games_of_the_batch_as_a_search_of_them_alo
 
 def test_search_solved_roots_still_runs_the_simulations_and_plays_the_solvers_move():
     states = endgames(51, 10, 4)
-    cfg = MCTSConfig(simulations=40, endgame_solve_empties=12, endgame_wld_empties=0, temperature_plies=0, search_solved_roots=True)
+    cfg = MCTSConfig(simulations=40, endgame_solve_empties=12, **ONE_REACH, temperature_plies=0, search_solved_roots=True)
     evaluator = RecordingEvaluator(HashEvaluator(6))
     search = BatchedSearch(cfg, evaluator, len(states), seed=1)
     positions = np.array([[s.player, s.opponent] for s in states], dtype=np.uint64)
@@ -177,7 +181,7 @@ def _solved_by_empties(search):
 @pytest.mark.parametrize("exact, wld", [(6, 8), (9, 7)])
 def test_wld_threshold_sets_which_opened_nodes_are_solved_and_exact_which_roots(exact, wld):
     states = endgames(21, 10, 4)
-    cfg = MCTSConfig(simulations=80, endgame_solve_empties=exact, endgame_wld_empties=wld, temperature_plies=0)
+    cfg = MCTSConfig(simulations=80, endgame_solve_empties=exact, endgame_wld_empties=wld, endgame_revisit_empties=0, temperature_plies=0)
     search, result = _search(cfg, states, HashEvaluator(3))
     seen = _solved_by_empties(search)
     assert min(seen) <= wld < max(seen)  # nodes on both sides of the threshold were opened
@@ -189,10 +193,13 @@ def test_wld_threshold_sets_which_opened_nodes_are_solved_and_exact_which_roots(
     assert ((result.exact_score != NO_EXACT_SCORE) == (9 <= exact)).all()
 
 
-def test_the_default_solves_roots_from_18_and_opened_nodes_from_17_and_0_turns_both_off():
-    assert (MCTSConfig().endgame_solve_empties, MCTSConfig().leaf_solve_empties) == (18, 17)
+def test_the_default_solves_roots_from_18_and_opened_nodes_from_17_and_18_at_the_third_visit_and_0_turns_all_off():
+    default = MCTSConfig()
+    assert (default.endgame_solve_empties, default.leaf_solve_empties) == (18, 17)
+    assert (default.leaf_revisit_empties, default.endgame_revisit_visits) == (18, 3)
     off = MCTSConfig(endgame_solve_empties=0)  # the default endgame_wld_empties (17) is not used
-    assert off.leaf_solve_empties == 0 and BatchedSearch(off, UniformEvaluator(), 1).endgame_solver is None
+    assert off.leaf_solve_empties == 0 and off.leaf_revisit_empties == 0
+    assert BatchedSearch(off, UniformEvaluator(), 1).endgame_solver is None
     states = endgames(61, 9, 2)
     _, result = _search(MCTSConfig(simulations=20, endgame_solve_empties=0, endgame_wld_empties=12), states)
     assert (result.exact_score == NO_EXACT_SCORE).all() and (result.simulations == 20).all()
@@ -216,14 +223,15 @@ def test_probes_keep_the_solves_within_their_node_limit_and_leave_the_rest_to_th
     states = endgames(31, 10, 4)  # roots at 10 empties, beyond the exact reach of 8: searched
 
     def run(probe, probe_nodes):
-        cfg = MCTSConfig(simulations=60, endgame_solve_empties=8, endgame_wld_empties=0, endgame_probe_empties=probe,
+        cfg = MCTSConfig(simulations=60, endgame_solve_empties=8, **ONE_REACH, endgame_probe_empties=probe,
                          endgame_probe_nodes=probe_nodes, temperature_plies=0)
         evaluator = RecordingEvaluator(HashEvaluator(3))
         search, result = _search(cfg, states, evaluator)
         evaluated = 64 - np.bitwise_count(evaluator.positions[:, 0] | evaluator.positions[:, 1])
         return search, result, evaluated, _solved_by_empties(search)
 
-    full9 = MCTSConfig(simulations=60, endgame_solve_empties=8, endgame_wld_empties=9, temperature_plies=0)
+    full9 = MCTSConfig(simulations=60, endgame_solve_empties=8, endgame_wld_empties=9, endgame_revisit_empties=0,
+                       temperature_plies=0)
     _, reach9 = _search(full9, states, HashEvaluator(3))
     _, huge, evaluated_huge, seen_huge = run(9, 10**9)
     assert (evaluated_huge > 9).all() and seen_huge[9] == {True}
@@ -248,7 +256,79 @@ def test_probes_are_checked_and_only_reach_beyond_the_solve_reach():
         MCTSConfig(endgame_probe_empties=-1)
     with pytest.raises(ValueError, match="endgame_probe_nodes"):
         MCTSConfig(endgame_probe_nodes=0)
-    assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_probe_empties=16).leaf_probe_empties == 16
-    assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_probe_empties=14).leaf_probe_empties == 0
+    assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_revisit_empties=0,
+                      endgame_probe_empties=16).leaf_probe_empties == 16
+    assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_revisit_empties=0,
+                      endgame_probe_empties=14).leaf_probe_empties == 0
     assert MCTSConfig(endgame_solve_empties=0, endgame_probe_empties=16).leaf_probe_empties == 0
     assert MCTSConfig(endgame_probe_empties=20).with_endgame_reach(12).leaf_probe_empties == 0
+
+
+@pytest.mark.parametrize("root_empties, probe, leaves_per_step, visits",
+                         [(10, 0, 1, 2), (10, 0, 4, 2), (11, 10, 1, 2), (10, 0, 1, 3), (10, 0, 4, 3)])
+def test_revisit_band_nodes_are_evaluated_when_opened_and_solved_when_a_walk_comes_back(root_empties, probe,
+                                                                                        leaves_per_step, visits):
+    """`endgame_revisit_empties`: an opened node beyond the solve reach (8) and within the band (9)
+    is evaluated once by the network when opened; the walk that makes its `endgame_revisit_visits`-th
+    visit ends there and it is solved with its exact result, letting go of any children it had
+    grown (at the second visit it has none); a node visited less stays as the search left it.
+    Nodes within reach are solved when opened, and probes (here each one giving up at once) reach
+    only beyond the band."""
+    states = endgames(41 + root_empties, root_empties, 6)
+    cfg = MCTSConfig(simulations=80, endgame_solve_empties=8, endgame_wld_empties=0, endgame_revisit_empties=9,
+                     endgame_revisit_visits=visits, endgame_probe_empties=probe, endgame_probe_nodes=1,
+                     leaves_per_step=leaves_per_step, temperature_plies=0)
+    assert (cfg.leaf_solve_empties, cfg.leaf_revisit_empties, cfg.leaf_probe_empties) == (8, 9, probe)
+    evaluator = RecordingEvaluator(HashEvaluator(3))
+    search, result = _search(cfg, states, evaluator)
+    assert (result.visits.sum(axis=1) == 80).all()
+    evaluated = evaluator.positions
+    evaluated_empties = 64 - np.bitwise_count(evaluated[:, 0] | evaluated[:, 1])
+    assert not (evaluated_empties <= 8).any()
+    tree = search.tree
+    band = {"short": 0, "solved": 0}
+    band_positions = []
+    for b in range(len(states)):
+        for node in range(1, tree.next_free[b]):
+            record = tree.nodes[b, node]
+            player, opponent = int(record["player"]), int(record["opponent"])
+            empties = 64 - bin(player | opponent).count("1")
+            parent = record["parent"]
+            if tree.edges[b, parent, record["action_from_parent"]]["child"] != node:
+                continue  # let go of by a solved parent
+            if record["status"] == TERMINAL:
+                continue
+            if empties <= 8:
+                assert record["status"] == SOLVED and record["exact_value"] == solve(player, opponent)
+            elif empties == 9:
+                band_positions.append((player, opponent))
+                children = tree.edges[b, node]["child"]
+                if record["status"] == SOLVED:
+                    assert record["proven"] and record["visits"] >= visits and (children == -1).all()
+                    assert record["exact_value"] == solve(player, opponent)
+                    band["solved"] += 1
+                else:
+                    assert record["status"] == EXPANDED
+                    if not record["proven"]:  # (`expand` proves a node with a wipe-out reply on the spot)
+                        assert record["visits"] < visits
+                        assert (children != -1).sum() == record["visits"] - 1  # one child opened a visit
+                        band["short"] += 1
+            else:
+                assert record["status"] != SOLVED  # probes giving up at one node settle nothing
+    assert band["short"] >= 3 and band["solved"] >= 3, band
+    # every band node was evaluated by the network exactly once, when it was opened
+    band_evaluated = sorted(map(tuple, evaluated[evaluated_empties == 9].tolist()))
+    assert band_evaluated == sorted(band_positions)
+
+
+def test_revisit_band_is_checked_and_lies_beyond_the_solve_reach():
+    with pytest.raises(ValueError, match="endgame_revisit_empties"):
+        MCTSConfig(endgame_revisit_empties=-1)
+    with pytest.raises(ValueError, match="endgame_revisit_visits"):
+        MCTSConfig(endgame_revisit_visits=1)
+    assert MCTSConfig(endgame_solve_empties=18, endgame_wld_empties=17, endgame_revisit_empties=18).leaf_revisit_empties == 18
+    assert MCTSConfig(endgame_solve_empties=18, endgame_wld_empties=17, endgame_revisit_empties=17).leaf_revisit_empties == 0
+    assert MCTSConfig(endgame_solve_empties=0, endgame_revisit_empties=16).leaf_revisit_empties == 0
+    assert MCTSConfig(endgame_revisit_empties=19).with_endgame_reach(12).leaf_revisit_empties == 0
+    assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_revisit_empties=16,
+                      endgame_probe_empties=16).leaf_probe_empties == 0

@@ -130,7 +130,7 @@ def _one_root_tree():
 
 
 def _select(tree, active, buffers, root_action):
-    return select_leaves(tree, active, 1, 1.5, 0.25, 1.0, np.array([[root_action]], dtype=np.int32), 0.0,
+    return select_leaves(tree, active, 1, 1.5, 0.25, 1.0, np.array([[root_action]], dtype=np.int32), 0.0, 0, 0, 2,
                          buffers["leaf_node"], buffers["leaf_slot"], buffers["eval_positions"], buffers["eval_game"],
                          buffers["eval_node"])
 
