@@ -8,8 +8,7 @@ kept through the game as in a match). A reach is `N` (exact root solves and win/
 solves of opened nodes from N empties), `N/W` (opened nodes from W empties instead:
 `mcts.endgame_wld_empties`), either with `~V` for opened nodes up to V empties solved at their
 second visit (`mcts.endgame_revisit_empties`, e.g. `18/17~18`; `~18v3` at the third:
-`mcts.endgame_revisit_visits`; without `~` none, whatever MCTSConfig's default: the default
-search is `18/17~18v3`), then `+P@L` for probes of opened nodes up to P empties that
+`mcts.endgame_revisit_visits`; without `~` none), then `+P@L` for probes of opened nodes up to P empties that
 give up after L solver nodes (`mcts.endgame_probe_empties`, `endgame_probe_nodes`, e.g.
 `18/17+18@20000`; `+P` alone keeps the default L), then with `:OPTIONS` for the solver's switch set
 (`mcts.endgame_solver_options`, e.g. `16:off` = the solver before issue 36) and then `:searched`

@@ -116,8 +116,8 @@ def main(argv):
     parser.add_argument("--endgame-wld", type=int, default=None,
                         help="mcts.endgame_wld_empties: opened nodes solved from this many empties (default: MCTSConfig's)")
     parser.add_argument("--endgame-revisit", type=int, default=None,
-                        help="mcts.endgame_revisit_empties: opened nodes beyond the solve reach solved at their second "
-                             "visit up to this many empties (default: MCTSConfig's, 0 = none)")
+                        help="mcts.endgame_revisit_empties: opened nodes beyond the solve reach solved at a later visit "
+                             "(--endgame-revisit-visits) up to this many empties (default: MCTSConfig's, 0 = none)")
     parser.add_argument("--endgame-revisit-visits", type=int, default=None,
                         help="mcts.endgame_revisit_visits: the visit at which a revisit-band node is solved "
                              "(default: MCTSConfig's)")

@@ -15,15 +15,14 @@ MAX_ENDGAME_SOLVE_EMPTIES = 24
 # 0.747 and 0.759 of the solver-off time against 0.779, 0.761 and 0.761); 19/17 cost about as much
 # as 16 did (0.776, 0.767, 0.777), 20/17 more (0.803, 0.816), and 18 with opened nodes at 18
 # doubled the slowest move.
-# Opened nodes at 18 empties are solved too, at their third visit (endgame_revisit_empties 18,
-# endgame_revisit_visits 3): most opened nodes are visited once or twice and a solve at 18 costs
-# about three network evaluations, so waiting for the third visit solves the nodes the search keeps
-# coming back to, and costs a move what the search before issue 36 did (three runs: -0.4%, +0.8%
-# and 0.0%; solving them at the second visit +1.5 to +2.5%, when opened +3.5 to +5%;
-# docs/benchmarks.md, "Solving at a later visit").
+# Opened nodes at 18 empties solved at their third visit instead (endgame_revisit_empties 18 with
+# endgame_revisit_visits 3, the cheapest way measured to solve them) cost a move 0.8% more than the
+# search before issue 36 on average over nine runs (-0.6% to +2.8%; 18/17 -0.4%) and made the
+# slowest move 2-3x as long, for no measured strength (0.513 against 18/17 over 200 games), so no
+# revisit band is the default (docs/benchmarks.md, "Solving at a later visit").
 DEFAULT_ENDGAME_SOLVE_EMPTIES = 18
 DEFAULT_ENDGAME_WLD_EMPTIES = 17
-DEFAULT_ENDGAME_REVISIT_EMPTIES = 18
+DEFAULT_ENDGAME_REVISIT_EMPTIES = 0
 DEFAULT_ENDGAME_REVISIT_VISITS = 3
 ROOT_POLICIES = ("puct", "gumbel")
 
@@ -116,11 +115,13 @@ class MCTSConfig:
         Most opened nodes are the tree's frontier and never visited again, so the solves of this
         band shrink to the nodes the search returns to, each at the price of one network
         evaluation; the solves nearest the reach are the dearest, so that is where the trade
-        pays (docs/benchmarks.md, "Solving at a later visit"). Default 18.
+        pays (docs/benchmarks.md, "Solving at a later visit"). Default 0: at 18 empties, even at
+        the third visit, it cost a one-game move 0.8% more on average and doubled the slowest.
       endgame_revisit_visits: the visit at which a revisit-band node is solved (>= 2; default
-        3, which measured cheaper than 2 in play). At the second, no child of the node has been opened yet; from the third on the node has grown a
-        subtree (its children within reach solved when opened), which the solve replaces and the
-        tree lets go of.
+        3, which measured cheaper than 2 in play: 18/17 with 18 at the third visit cost a move
+        what 18/17 with 18 at the fourth did, and 1-2 points less than at the second). At the second, no child of the node has been
+        opened yet; from the third on the node has grown a subtree (its children within reach
+        solved when opened), which the solve replaces and the tree lets go of.
       endgame_probe_empties, endgame_probe_nodes: opened nodes beyond the win/loss/draw reach above
         and the revisit band (`endgame_revisit_empties`) with at most `endgame_probe_empties`
         empties are solved too, but each solve gives up after `endgame_probe_nodes` solver nodes
@@ -244,8 +245,8 @@ class MCTSConfig:
     @property
     def leaf_revisit_empties(self) -> int:
         """Opened nodes with more empties than `leaf_solve_empties` and at most this many are
-        solved at their second visit (the network evaluates them when opened); 0 or not above the
-        reach: none."""
+        solved at their `endgame_revisit_visits`-th visit (the network evaluates them when
+        opened); 0 or not above the reach: none."""
         if self.endgame_solve_empties == 0 or self.endgame_revisit_empties <= self.leaf_solve_empties:
             return 0
         return self.endgame_revisit_empties

@@ -39,11 +39,11 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
     endgame solver's revisit band (`MCTSConfig.leaf_revisit_empties`; revisit_upto 0: none), whose
     nodes the network evaluated when they were opened and the caller solves now, at their
     `revisit_visits`-th visit, from the batch row the walk queues for them (the caller takes such
-    rows out of the batch). A PENDING node an earlier walk of this step sent to the evaluator shares that walk's
-    batch row (a collision); one that no walk of this step sent (only an interrupted search leaves
-    such a node, and `BatchedSearch` empties those trees) is sent again, never given another step's
-    row. Each finished walk marks its path in flight, so the next walk of the same game sees the
-    virtual loss. Returns the number of positions written to the evaluator batch.
+    rows out of the batch). A PENDING node an earlier walk of this step sent to the evaluator
+    shares that walk's batch row (a collision); one that no walk of this step sent (only an
+    interrupted search leaves such a node, and `BatchedSearch` empties those trees) is sent again,
+    never given another step's row. Each finished walk marks its path in flight, so the next walk
+    of the same game sees the virtual loss. Returns the number of positions written to the evaluator batch.
     """
     count = 0
     for b in range(tree.next_free.shape[0]):

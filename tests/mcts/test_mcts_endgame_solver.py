@@ -14,7 +14,7 @@ from alphazero.othello.bitboard import make_move
 from alphazero.solver.solver import SearchOptions, Solver
 
 # Opened nodes solved from endgame_solve_empties when opened, and none further out (not the
-# defaults' 17, and 18 at the third visit).
+# default's 17; no revisit band, whatever the default).
 ONE_REACH = {"endgame_wld_empties": 0, "endgame_revisit_empties": 0}
 
 
@@ -193,10 +193,10 @@ def test_wld_threshold_sets_which_opened_nodes_are_solved_and_exact_which_roots(
     assert ((result.exact_score != NO_EXACT_SCORE) == (9 <= exact)).all()
 
 
-def test_the_default_solves_roots_from_18_and_opened_nodes_from_17_and_18_at_the_third_visit_and_0_turns_all_off():
+def test_the_default_solves_roots_from_18_and_opened_nodes_from_17_and_0_turns_both_off():
     default = MCTSConfig()
     assert (default.endgame_solve_empties, default.leaf_solve_empties) == (18, 17)
-    assert (default.leaf_revisit_empties, default.endgame_revisit_visits) == (18, 3)
+    assert (default.leaf_revisit_empties, default.endgame_revisit_visits) == (0, 3)  # no revisit band
     off = MCTSConfig(endgame_solve_empties=0)  # the default endgame_wld_empties (17) is not used
     assert off.leaf_solve_empties == 0 and off.leaf_revisit_empties == 0
     assert BatchedSearch(off, UniformEvaluator(), 1).endgame_solver is None
@@ -330,5 +330,6 @@ def test_revisit_band_is_checked_and_lies_beyond_the_solve_reach():
     assert MCTSConfig(endgame_solve_empties=18, endgame_wld_empties=17, endgame_revisit_empties=17).leaf_revisit_empties == 0
     assert MCTSConfig(endgame_solve_empties=0, endgame_revisit_empties=16).leaf_revisit_empties == 0
     assert MCTSConfig(endgame_revisit_empties=19).with_endgame_reach(12).leaf_revisit_empties == 0
+    assert MCTSConfig().leaf_revisit_empties == 0  # off by default
     assert MCTSConfig(endgame_solve_empties=16, endgame_wld_empties=14, endgame_revisit_empties=16,
                       endgame_probe_empties=16).leaf_probe_empties == 0
