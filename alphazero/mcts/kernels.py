@@ -43,7 +43,8 @@ def select_leaves(tree, active, num_leaves, c_puct, fpu_reduction, virtual_loss,
     shares that walk's batch row (a collision); one that no walk of this step sent (only an
     interrupted search leaves such a node, and `BatchedSearch` empties those trees) is sent again,
     never given another step's row. Each finished walk marks its path in flight, so the next walk
-    of the same game sees the virtual loss. Returns the number of positions written to the evaluator batch.
+    of the same game sees the virtual loss. Returns the number of positions written to the
+    evaluator batch.
     """
     count = 0
     for b in range(tree.next_free.shape[0]):

@@ -42,10 +42,10 @@ solved (win/loss/draw) by the exact endgame solver instead of evaluated, and is 
 root with at most N empties is solved for its exact score first, and the search plays the
 solver's best move (`SearchResult.exact_score` reports the score); with
 `MCTSConfig.endgame_wld_empties` = W > 0, opened nodes are solved (win/loss/draw) from W empties
-on instead of N; opened nodes further out, up to `MCTSConfig.endgame_revisit_empties`, are evaluated
-when opened and solved (win/loss/draw) when a walk comes back to them (at their
-`MCTSConfig.endgame_revisit_visits`-th visit, by default the second, before any child of theirs
-is opened); opened nodes further out still, up to
+on instead of N; opened nodes further out, up to `MCTSConfig.endgame_revisit_empties` (0 by
+default: none), are evaluated when opened and solved (win/loss/draw) when a walk comes back to
+them (at their `MCTSConfig.endgame_revisit_visits`-th visit, 3 by default; a subtree they grew
+before is let go of); opened nodes further out still, up to
 `MCTSConfig.endgame_probe_empties`, are probed: solved unless the solve passes
 `endgame_probe_nodes` solver nodes, then evaluated. A root solved exactly is not searched further unless
 `MCTSConfig.search_solved_roots`: its move, one-hot policy and value are the solver's, its tree is
