@@ -145,11 +145,12 @@ def settle_solved_leaves(tree, active, num_leaves, leaf_node, leaf_slot, eval_po
         else:
             new_row[m] = NO_SLOT
             record = tree.nodes[eval_game[m], eval_node[m]]
+            if record.status == EXPANDED:  # a revisit-band node solved at a later visit drops its subtree
+                for action in range(NUM_ACTIONS):
+                    tree.edges[eval_game[m], eval_node[m], action].child = UNVISITED
             record.status = SOLVED
             record.proven = True
             record.exact_value = value
-            for action in range(NUM_ACTIONS):  # a node solved at a later visit drops its subtree
-                tree.edges[eval_game[m], eval_node[m], action].child = UNVISITED
     for b in range(tree.next_free.shape[0]):
         if active[b]:
             for j in range(num_leaves):

@@ -181,7 +181,8 @@ def _solved_by_empties(search):
 @pytest.mark.parametrize("exact, wld", [(6, 8), (9, 7)])
 def test_wld_threshold_sets_which_opened_nodes_are_solved_and_exact_which_roots(exact, wld):
     states = endgames(21, 10, 4)
-    cfg = MCTSConfig(simulations=80, endgame_solve_empties=exact, endgame_wld_empties=wld, endgame_revisit_empties=0, temperature_plies=0)
+    cfg = MCTSConfig(simulations=80, endgame_solve_empties=exact, endgame_wld_empties=wld, endgame_revisit_empties=0,
+                     temperature_plies=0)
     search, result = _search(cfg, states, HashEvaluator(3))
     seen = _solved_by_empties(search)
     assert min(seen) <= wld < max(seen)  # nodes on both sides of the threshold were opened
