@@ -131,8 +131,11 @@ class MCTSPlayer(Player):
         if seconds is not None:
             from alphazero.mcts.config import MCTSConfig
 
+            from alphazero.mcts.search import warm_up_search
+
             chunk = min(TIME_CHUNK, self.simulations or TIME_CHUNK)
             self._config = chunked_config(config or MCTSConfig(), chunk, MAX_TIMED_NODES)
+            warm_up_search(self._config)  # kernels compiled (or loaded) now, not in the first move's time
         elif self.simulations > 0:
             from alphazero.mcts.config import MCTSConfig
 

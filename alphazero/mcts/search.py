@@ -64,14 +64,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
-from alphazero.mcts.evaluator import Evaluator
+from alphazero.mcts.evaluator import Evaluator, UniformEvaluator
 from alphazero.mcts.gumbel import GumbelRoot
 from alphazero.mcts.kernels import backup, expand, root_wipeouts, select_leaves, settle_solved_leaves
 from alphazero.mcts.puct_root import PuctRoot
 from alphazero.mcts.rng import seed_streams
 from alphazero.mcts.root import RootRule, discount_root_visits, root_child_visits, root_values
 from alphazero.mcts.tree import EXPANDED, NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
-from alphazero.othello.bitboard import NUM_ACTIONS, is_game_over_batch
+from alphazero.othello.bitboard import NUM_ACTIONS, START_BLACK, START_WHITE, is_game_over_batch
 from alphazero.solver.solver import SearchOptions, Solver
 
 
@@ -146,8 +146,10 @@ class BatchedSearch:
         self._max_kept_nodes = config.node_capacity - config.simulations
         revisit = config.leaf_revisit_empties
         self._revisit_above, self._revisit_upto = (config.leaf_solve_empties, revisit) if revisit else (0, 0)
-        self.endgame_solver = (Solver(config.endgame_table_bits, SearchOptions.parse(config.endgame_solver_options))
-                               if config.leaf_solve_empties > 0 else None)
+        self.endgame_solver = None
+        if config.leaf_solve_empties > 0:
+            self.endgame_solver = Solver(config.endgame_table_bits, SearchOptions.parse(config.endgame_solver_options))
+            self._warm_up_endgame()
 
     def search(self, positions: np.ndarray, ply: np.ndarray, active: np.ndarray | None = None,
                add_noise: bool = True, simulations: int | None = None) -> SearchResult:
@@ -289,6 +291,20 @@ class BatchedSearch:
 
     # ------------------------------------------------------------------------------------------
 
+    def _warm_up_endgame(self) -> None:
+        """Compile (or load from numba's cache) the kernels only endgame positions call, now.
+
+        Left to the first position within the solver's reach, a fresh install's compile (about
+        40 s on a 2-core EPYC, most of it the solver's) would land inside a move's search: past
+        any time budget (`seconds=`, GTP clocks), stalling every self-play worker mid-game, and
+        inside a benchmark's measurement. The solver's warm-up leaves its table empty, and
+        `settle_solved_leaves` with no rows and no active game changes nothing.
+        """
+        self.endgame_solver.warm_up()
+        settle_solved_leaves(self.tree, np.zeros(self.num_games, dtype=np.bool_), 1, self._leaf_node, self._leaf_slot,
+                             self._eval_positions, self._eval_game, self._eval_node, 0,
+                             np.zeros(0, dtype=np.float32))
+
     def _solve_endgame_leaves(self, active: np.ndarray, leaves: int, count: int) -> int:
         """Solve (win/loss/draw) the newly opened leaves within reach instead of evaluating them,
         the revisit band's leaves a walk came back to (EXPANDED: the network evaluated them when
@@ -367,5 +383,20 @@ class BatchedSearch:
 
 
 _NO_VALUES = np.zeros(0, dtype=np.float32)
+
+
+def warm_up_search(config: MCTSConfig) -> None:
+    """Compile (or load from numba's cache) every kernel a search with `config` calls, outside
+    any game: a throwaway one-game search of the start position on the uniform evaluator (no
+    network call), a move played in its tree, and the endgame kernels its construction warms.
+
+    For the front-ends that search one game by time (play, GTP, NBoard): on a fresh install the
+    search's kernels take seconds to compile (about 11 s on a 2-core EPYC, the solver's 40 s
+    more), which would otherwise land in the first move's clock. Nothing is kept: the search
+    object is dropped, and kernels compiled once serve every later search of the process."""
+    search = BatchedSearch(config, UniformEvaluator(), 1)
+    result = search.search(np.array([[START_BLACK, START_WHITE]], dtype=np.uint64), np.zeros(1, dtype=np.int64),
+                           add_noise=False, simulations=min(config.simulations, 8))
+    search.advance(result.action)
 
 __all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION", "NO_EXACT_SCORE"]

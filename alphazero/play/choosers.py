@@ -62,6 +62,10 @@ class MoveChooser:
         """Candidate moves, most visited first; None when this AI cannot explain its choice."""
         return None
 
+    def warm_up(self) -> None:
+        """Do now, before any clock runs, the one-off work the first move would otherwise pay for
+        (compiling a search's kernels); nothing for choosers that have none."""
+
     def new_game(self) -> None:
         """Forget anything kept between moves (search trees): a new game or a position set up anew."""
 
@@ -156,19 +160,31 @@ class SearchChooser(MoveChooser):
 
     # -- search plumbing -----------------------------------------------------------------------
 
+    def _config(self, chunk: int, capacity: int, search_solved_roots: bool):
+        from alphazero.mcts.config import MCTSConfig
+
+        config = MCTSConfig(leaves_per_step=self.leaves_per_step, search_solved_roots=search_solved_roots)
+        if self.endgame_solve_empties is not None:
+            config = config.with_endgame_reach(self.endgame_solve_empties)
+        return chunked_config(config, chunk, capacity)
+
     def _search_for(self, chunk: int, capacity: int, search_solved_roots: bool):
         entry = self._searches.get((chunk, search_solved_roots))
         if entry is None:
-            from alphazero.mcts.config import MCTSConfig
             from alphazero.mcts.search import BatchedSearch
 
-            config = MCTSConfig(leaves_per_step=self.leaves_per_step, search_solved_roots=search_solved_roots)
-            if self.endgame_solve_empties is not None:
-                config = config.with_endgame_reach(self.endgame_solve_empties)
-            config = chunked_config(config, chunk, capacity)
+            config = self._config(chunk, capacity, search_solved_roots)
             entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
             self._searches[(chunk, search_solved_roots)] = entry
         return entry
+
+    def warm_up(self) -> None:
+        """Compile (or load) the search's kernels on a throwaway search (`warm_up_search`): the
+        trees, the random streams and the evaluator are not touched, so the games that follow
+        are those of a chooser that was never warmed up."""
+        from alphazero.mcts.search import warm_up_search
+
+        warm_up_search(self._config(min(self.TIME_CHUNK, self.simulations or self.TIME_CHUNK), self.MAX_TIMED_NODES, False))
 
     @staticmethod
     def _path(root: GameState | None, state: GameState, max_plies: int = 2) -> list[int] | None:
@@ -484,9 +500,11 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
         raise NoAIError(str(err)) from None
     simulations, seconds = settings.limits()
     name = f"AlphaZero {path.stem} {describe_limit(simulations, seconds)}"
-    return SearchChooser(evaluator, simulations, seconds, name=name, seed=settings.seed,
-                         leaves_per_step=settings.leaves_per_step,
-                         endgame_solve_empties=settings.endgame_solve_empties)
+    chooser = SearchChooser(evaluator, simulations, seconds, name=name, seed=settings.seed,
+                            leaves_per_step=settings.leaves_per_step,
+                            endgame_solve_empties=settings.endgame_solve_empties)
+    chooser.warm_up()
+    return chooser
 
 
 def chooser_from_spec(spec: str, settings: SearchSettings = SearchSettings()) -> MoveChooser:
@@ -530,6 +548,7 @@ def chooser_from_spec(spec: str, settings: SearchSettings = SearchSettings()) ->
                                 leaves_per_step=settings.leaves_per_step,
                                 endgame_solve_empties=settings.endgame_solve_empties,
                                 name=f"MCTS-uniform {describe_limit(simulations, seconds)}")
+        chooser.warm_up()
     if "name" in options:
         chooser.name = options["name"]
     return chooser
