@@ -631,16 +631,24 @@ def front_end_parser(prog: str, description: str, module_doc: str) -> argparse.A
     return parser
 
 
+SLOW_START_SECONDS = 5.0  # a start that took longer says why (numba compiling the kernels), once it is over
+
+
 def chooser_from_args(args: argparse.Namespace, prog: str, log) -> MoveChooser | None:
     """The AI a front-end's parsed options ask for (`build_chooser`), announced on `log` as
     `prog: playing as NAME`; None after printing `error: ...` to `log` when there is none, so the
     front-end exits 2 with the one message that says what to give."""
+    started = time.perf_counter()
     try:
         chooser = build_chooser(args.checkpoint, args.player, SearchSettings.from_args(args))
     except NoAIError as err:
         print(f"error: {err}", file=log)
         return None
     print(f"{prog}: playing as {chooser.name}", file=log, flush=True)
+    took = time.perf_counter() - started
+    if took >= SLOW_START_SECONDS:
+        print(f"{prog}: the AI took {took:.0f} s to load (a first start compiles the search's kernels; "
+              "later starts load them from numba's cache in about a second)", file=log, flush=True)
     return chooser
 
 

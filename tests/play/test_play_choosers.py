@@ -335,3 +335,19 @@ def test_chooser_from_args_announces_the_ai_it_built():
     log = io.StringIO()
     chooser = chooser_from_args(parser.parse_args(["--player", "greedy"]), "prog", log)
     assert chooser is not None and log.getvalue() == f"prog: playing as {chooser.name}\n"
+
+
+def test_a_slow_start_says_why_once_the_ai_is_ready(monkeypatch):
+    import io
+
+    from alphazero.play import choosers
+    from alphazero.play.choosers import chooser_from_args, front_end_parser
+
+    monkeypatch.setattr(choosers, "SLOW_START_SECONDS", 0.0)  # every start counts as slow
+    parser = front_end_parser("prog", "a front-end", "title\n\n    prog --player greedy\n")
+    log = io.StringIO()
+    chooser = chooser_from_args(parser.parse_args(["--player", "mcts:evaluator=uniform,simulations=8"]), "prog", log)
+    lines = log.getvalue().splitlines()
+    assert lines[0] == f"prog: playing as {chooser.name}"
+    assert lines[1].startswith("prog: the AI took ") and "compiles the search's kernels" in lines[1]
+    assert len(lines) == 2
