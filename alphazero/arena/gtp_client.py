@@ -16,7 +16,9 @@ Engine quirks handled here (measured on GRhino 0.16.1, `/usr/games/gtp-rhino`):
   otherwise its book picks at random.
 
 Every failure is a `GTPError` naming the engine, the command and what came back (or its stderr and
-exit code when it died), because a stuck match is otherwise impossible to diagnose.
+exit code when it died), because a stuck match is otherwise impossible to diagnose. Each answer has
+the engine's `timeout` (the arena's `gtp:...,timeout=SECONDS`), except the first, which also waits
+for the engine to start and gets at least STARTUP_TIMEOUT.
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ from alphazero.othello.game import BLACK, WHITE, GameState
 from alphazero.othello.notation import NotationError, parse_square, square_name
 
 DEFAULT_TIMEOUT = 60.0
+# The engine's first answer also waits for the engine to start: loading a network and compiling
+# its search (ours: a minute or more on a fresh install, numba compiling its kernels) is not a
+# slow answer, so the first one may take up to this long whatever the per-command limit.
+STARTUP_TIMEOUT = 300.0
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
 
 
@@ -57,6 +63,7 @@ class GTPEngine:
         self._stderr: collections.deque = collections.deque(maxlen=40)
         self._pending: list[str] = []
         self._broken: str | None = None
+        self._answered = False  # no answer yet: the first one waits for the start too (STARTUP_TIMEOUT)
         try:
             self.process = subprocess.Popen(
                 self.argv,
@@ -97,17 +104,20 @@ class GTPEngine:
         if not self._pending:
             raise GTPError(f"receive() on engine {self.name!r} with no command pending")
         command = self._pending.pop(0)
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        waited = self.timeout if timeout is None else timeout
+        if not self._answered:
+            waited = max(waited, STARTUP_TIMEOUT)
+        deadline = time.monotonic() + waited
         lines: list[str] = []
         while True:
             remaining = deadline - time.monotonic()
             try:
                 line = self._lines.get(timeout=max(remaining, 0.0))
             except queue.Empty:
-                waited = self.timeout if timeout is None else timeout
+                starting = "" if self._answered else ", its first answer, which waits for the engine to start too"
                 self._fail(
                     command,
-                    f"no complete answer within {waited:g} s (a slow engine needs a longer limit: "
+                    f"no complete answer within {waited:g} s{starting} (a slow engine needs a longer limit: "
                     f"timeout=SECONDS in the arena's gtp: spec)",
                     lines,
                 )
@@ -118,6 +128,7 @@ class GTPEngine:
             if line.strip() == "" and lines:
                 break
             lines.append(line)
+        self._answered = True
         head = lines[0]
         if head[:1] not in ("=", "?"):
             self._fail(command, "the answer does not start with '=' or '?'", lines)

@@ -1,5 +1,7 @@
 """GTP client: fake engines for the failure paths (no GRhino needed), GRhino for the real quirks."""
 
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,33 @@ def test_a_silent_engine_times_out_with_a_clear_error():
     with pytest.raises(GTPError, match=r"'genmove white'.*no complete answer within 0.5 s.*timeout=SECONDS"):
         engine.genmove(WHITE)
     assert engine.process.poll() is not None, "a timed-out engine is killed"
+
+
+def test_the_first_answer_may_wait_for_the_engine_to_start_the_next_ones_may_not(monkeypatch):
+    from alphazero.arena import gtp_client
+
+    monkeypatch.setattr(gtp_client, "STARTUP_TIMEOUT", 30.0)
+    body = """
+    if name == "genmove":
+        import time; time.sleep(30)
+    reply()
+    """
+    # An engine that takes 2 s to start (loading a network, compiling its search), under a
+    # per-command limit of 0.5 s: its first answer is waited for, a slow later one is not.
+    started = 'if "started" not in globals():\n    import time; time.sleep(2); started = True\n'
+    engine = GTPEngine(fake_engine(started + textwrap.dedent(body)), timeout=0.5)
+    engine.setup()
+    with pytest.raises(GTPError, match=r"'genmove white'.*no complete answer within 0.5 s \(a slow engine"):
+        engine.genmove(WHITE)
+
+
+def test_an_engine_that_never_starts_times_out_naming_the_start(monkeypatch):
+    from alphazero.arena import gtp_client
+
+    monkeypatch.setattr(gtp_client, "STARTUP_TIMEOUT", 1.0)
+    engine = GTPEngine(fake_engine("import time; time.sleep(30)\nreply()\n"), timeout=0.2)
+    with pytest.raises(GTPError, match=r"'boardsize 8'.*within 1 s, its first answer, which waits for the engine to start"):
+        engine.setup()
 
 
 def test_a_rejected_command_is_a_gtp_error_quoting_the_answer():
