@@ -130,7 +130,6 @@ class MCTSPlayer(Player):
         self._config = None
         if seconds is not None:
             from alphazero.mcts.config import MCTSConfig
-
             from alphazero.mcts.search import warm_up_search
 
             chunk = min(TIME_CHUNK, self.simulations or TIME_CHUNK)

@@ -399,4 +399,5 @@ def warm_up_search(config: MCTSConfig) -> None:
                            add_noise=False, simulations=min(config.simulations, 8))
     search.advance(result.action)
 
-__all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION", "NO_EXACT_SCORE"]
+
+__all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION", "NO_EXACT_SCORE", "warm_up_search"]

@@ -38,7 +38,7 @@ def compiled_after(setup: str) -> dict:
         print(json.dumps({name: bool(kernel.signatures) for name, kernel in kernels_to_check.items()}))
         """
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False)
     assert out.returncode == 0, out.stderr[-3000:]
     import json
 
