@@ -119,9 +119,10 @@ class MCTSConfig:
         the third visit, it cost a one-game move 0.8% more on average and doubled the slowest.
       endgame_revisit_visits: the visit at which a revisit-band node is solved (>= 2; default
         3, which measured cheaper than 2 in play: 18/17 with 18 at the third visit cost a move
-        what 18/17 with 18 at the fourth did, and 1-2 points less than at the second). At the second, no child of the node has been
-        opened yet; from the third on the node has grown a subtree (its children within reach
-        solved when opened), which the solve replaces and the tree lets go of.
+        what 18/17 with 18 at the fourth did, and 1-2 points less than at the second). At the
+        second, no child of the node has been opened yet; from the third on the node has grown a
+        subtree (its children within reach solved when opened), which the solve replaces and the
+        tree lets go of.
       endgame_probe_empties, endgame_probe_nodes: opened nodes beyond the win/loss/draw reach above
         and the revisit band (`endgame_revisit_empties`) with at most `endgame_probe_empties`
         empties are solved too, but each solve gives up after `endgame_probe_nodes` solver nodes
