@@ -473,7 +473,7 @@ SPEC_FORMS = (
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
     "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots 18, opened nodes 17)",
     "mcts:evaluator=uniform[,simulations=N][,seconds=S][,endgame=E]   (uniform priors, value 0: a network-free baseline)",
-    'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"',
+    'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"   (SECONDS per answer, 60 by default; the first answer, which waits for the engine to start, gets at least 300)',
     "any form may add ,name=LABEL",
 )
 
