@@ -70,18 +70,24 @@ def test_a_stopped_worker_writes_the_games_it_finished_instead_of_dropping_them(
     """The stop flag set mid-task (a first Ctrl-C): the games finished but short of a full shard
     are written as a last shard."""
     checkpoints.publish_best(tmp_path, AlphaZeroNet(model_preset("tiny")), 0, 0.0, 0)
-    selfplay_cfg = SelfPlayConfig(workers=1, concurrent_games=6, games_per_shard=1000)  # no shard would fill
+    slots = 6
+    selfplay_cfg = SelfPlayConfig(workers=1, concurrent_games=slots, games_per_shard=1000)  # no shard would fill
     mcts_cfg = MCTSConfig(simulations=2, temperature_plies=10)
     monkeypatch.setattr("alphazero.selfplay.parent_death.exit_with_parent", lambda: None)
+    monkeypatch.setattr("alphazero.selfplay.worker.PROGRESS_SECONDS", 0.25)  # look often, stop soon after
     stop = threading.Event()
     task_queue, results = queue.Queue(), queue.Queue()
     task_queue.put(Task(0, 0, seed=3))
     real_put = results.put
+    # A game has at most 120 plies (60 moves, a pass before each at most): once the slots have
+    # played more than that each, one of their games has certainly finished.
+    enough = slots * 120 + 1
 
     def put(report):
         real_put(report)
-        if isinstance(report, ProgressReport) and sum(isinstance(r, ProgressReport) for r in list(results.queue)) >= 6:
-            stop.set()  # several seconds of play: games have finished by now
+        played = sum(r.moves for r in list(results.queue) if isinstance(r, ProgressReport))
+        if isinstance(report, ProgressReport) and played >= enough:
+            stop.set()
 
     results.put = put
     previous = signal.getsignal(signal.SIGINT)
