@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.data.dataset import GameFinals
-from alphazero.nn.auxiliary import RECOMMENDED_OWNERSHIP_WEIGHT, RECOMMENDED_SCORE_WEIGHT
+from alphazero.nn.config import RECOMMENDED_OWNERSHIP_WEIGHT, RECOMMENDED_SCORE_WEIGHT
 from alphazero.nn import precision as precision_module
 from alphazero.nn.config import model_preset
 from alphazero.pretrain import batches

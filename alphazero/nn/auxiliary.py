@@ -32,31 +32,6 @@ from torch.nn import functional as F
 SCORE_BINS = 65
 MAX_SCORE = 64
 
-# The loss weights to use with the heads on, in self-play training and pretraining alike
-# (TrainConfig.score_weight says why these values; experiments/ablation/run.sh's `aux` row).
-RECOMMENDED_SCORE_WEIGHT = 0.1
-RECOMMENDED_OWNERSHIP_WEIGHT = 0.5
-
-
-def check_auxiliary_weights(score_head: bool, ownership_head: bool, score_weight: float, ownership_weight: float,
-                            prefix: str = "train") -> None:
-    """A head is trained exactly when its loss weight is positive: a weight without its head would
-    train nothing, and a head without weight would stay random in every checkpoint. ValueError
-    with one message naming the key to change (`prefix` is the config group: train or pretrain)."""
-    for head, weight, name, recommended in (
-        (score_head, score_weight, "score", RECOMMENDED_SCORE_WEIGHT),
-        (ownership_head, ownership_weight, "ownership", RECOMMENDED_OWNERSHIP_WEIGHT),
-    ):
-        if weight < 0:
-            raise ValueError(f"{prefix}.{name}_weight must be >= 0, got {weight}")
-        if weight > 0 and not head:
-            raise ValueError(f"{prefix}.{name}_weight={weight:g} but the network has no {name} head: set "
-                             f"model.{name}_head=true, or {prefix}.{name}_weight=0")
-        if head and weight == 0:
-            raise ValueError(f"model.{name}_head=true but {prefix}.{name}_weight=0 would leave the head untrained: set "
-                             f"{prefix}.{name}_weight (e.g. {recommended:g}), or model.{name}_head=false")
-
-
 def _disc_counts(bitboards: np.ndarray) -> np.ndarray:
     """Number of set bits of each uint64, as int64."""
     bits = np.unpackbits(np.ascontiguousarray(bitboards, dtype=np.uint64).view(np.uint8).reshape(-1, 8), axis=1)

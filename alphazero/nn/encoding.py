@@ -17,22 +17,24 @@ plane of their own. Changing this list changes `NUM_PLANES`, and checkpoints rec
 they were trained with (see alphazero.nn.checkpoint), so old weights fail loudly, not silently.
 
 The unpacking runs on every leaf batch of the search, so it is a numba kernel that also returns the
-legal-action mask (computed from the same legal-move bitboard) for the masked softmax.
+legal-action mask (computed from the same legal-move bitboard) for the masked softmax. The plane
+constants live in alphazero.nn.planes, which needs no torch, and are this module's names too.
 """
 
 import numpy as np
 import torch
 from numba import njit
 
+from alphazero.nn.planes import (  # noqa: F401, re-exported
+    NUM_PLANES,
+    PLANE_LEGAL,
+    PLANE_NAMES,
+    PLANE_ONES,
+    PLANE_OPPONENT,
+    PLANE_PLAYER,
+)
 from alphazero.othello.bitboard import NUM_ACTIONS, PASS, legal_moves
 from alphazero.othello.bits import ONE, ZERO
-
-PLANE_PLAYER = 0
-PLANE_OPPONENT = 1
-PLANE_LEGAL = 2
-PLANE_ONES = 3
-NUM_PLANES = 4
-PLANE_NAMES = ("player", "opponent", "legal", "ones")
 
 
 def _check_positions(positions):

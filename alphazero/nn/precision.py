@@ -43,10 +43,10 @@ import numpy as np
 import torch
 
 from alphazero.atomic import write_text_atomic
+from alphazero.nn.config import PRECISIONS
 
 log = logging.getLogger(__name__)
 
-PRECISIONS = ("auto", "fp32", "bf16", "fp16")
 # bf16 is chosen only where it measured at least this many times float32's speed: a smaller gain
 # is within the probe's noise on a shared machine and not worth inexact arithmetic.
 BF16_MIN_SPEEDUP = 1.05

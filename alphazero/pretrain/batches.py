@@ -27,6 +27,7 @@ from alphazero.data.dataset import OccurrenceFinals, SupervisedSplit
 from alphazero.nn.augment import random_symmetries
 from alphazero.nn.auxiliary import SCORE_BINS, auxiliary_targets as occurrence_targets
 from alphazero.othello.history import HISTORY_PAD
+from alphazero.pretrain.config import FIXED_BOARD_MOVES
 from alphazero.othello.symmetry import ACTION_MAP, NUM_SYMMETRIES, transform_positions
 
 # ACTION_MAP with one more column: the history's padding token maps to itself.
@@ -145,9 +146,6 @@ def transform_ownership(ownership: np.ndarray, symmetries: np.ndarray) -> np.nda
     out = np.empty_like(ownership)
     out[np.arange(len(ownership))[:, None], ACTION_MAP[np.asarray(symmetries)][:, :64]] = ownership
     return out
-
-
-FIXED_BOARD_MOVES = ("recorded", "mapped")
 
 
 def augment(batch: Batch, symmetries: np.ndarray, fixed_board_moves: str = "recorded") -> Batch:

@@ -19,15 +19,15 @@ from omegaconf import DictConfig, OmegaConf
 
 from alphazero.train.schema import register_configs
 from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, DatasetOptions
-from alphazero.nn.auxiliary import check_auxiliary_weights
-from alphazero.nn.config import MEMORY_FORMATS, ModelConfig
-from alphazero.pretrain.batches import FIXED_BOARD_MOVES
+from alphazero.nn.config import MEMORY_FORMATS, ModelConfig, check_auxiliary_weights
 from alphazero.train.config import TrainConfig
 from alphazero.validation import ConfigValueError, require, require_choice
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_WTHOR_DIR = REPO_ROOT.parent / "shared" / "data" / "wthor"
 VALUE_TARGETS = ("outcome", "margin")
+# How a board-only network's move target is read (alphazero.pretrain.batches.augment says what each does).
+FIXED_BOARD_MOVES = ("recorded", "mapped")
 # Validation measures that can choose best.pt, and whether higher is better.
 BEST_METRICS = {"top1_symmetric": True, "top1": True, "top3": True, "policy_loss": False}
 
@@ -249,7 +249,7 @@ class PretrainRunConfig:
 
 
 def check_pretrain_auxiliary_weights(model: ModelConfig, pretrain: PretrainConfig) -> None:
-    """alphazero.nn.auxiliary.check_auxiliary_weights for the pretrain group (ConfigValueError)."""
+    """alphazero.nn.config.check_auxiliary_weights for the pretrain group (ConfigValueError)."""
     try:
         check_auxiliary_weights(model.score_head, model.ownership_head, pretrain.score_weight, pretrain.ownership_weight,
                                 prefix="pretrain")

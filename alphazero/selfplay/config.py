@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from alphazero.nn.precision import PRECISIONS
+from alphazero.nn.config import PRECISIONS
 from alphazero.validation import ConfigValueError
 from alphazero.validation import require as _require
 from alphazero.validation import require_choice as _require_choice

@@ -3,8 +3,7 @@
 
 from dataclasses import dataclass, field
 
-from alphazero.nn.config import MEMORY_FORMATS
-from alphazero.nn.precision import PRECISIONS
+from alphazero.nn.config import MEMORY_FORMATS, PRECISIONS
 from alphazero.validation import require, require_choice
 
 # Distinct positions after k plies from the start (transpositions merged): the most distinct

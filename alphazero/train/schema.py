@@ -14,11 +14,9 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.mcts.config import MCTSConfig
-from alphazero.nn.config import PRESET_NAMES, ModelConfig, model_preset, require_board_only
-from alphazero.nn.precision import PRECISIONS
+from alphazero.nn.config import PRECISIONS, PRESET_NAMES, ModelConfig, check_auxiliary_weights, model_preset, require_board_only
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
 from alphazero.validation import require, require_choice
-from alphazero.nn.auxiliary import check_auxiliary_weights
 from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
 
 

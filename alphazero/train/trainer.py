@@ -22,8 +22,9 @@ import numpy as np
 import torch
 
 from alphazero.nn import precision as precisions
-from alphazero.nn.auxiliary import auxiliary_row_losses, auxiliary_targets, check_auxiliary_weights
+from alphazero.nn.auxiliary import auxiliary_row_losses, auxiliary_targets
 from alphazero.nn.encoding import encode_positions
+from alphazero.nn.config import check_auxiliary_weights
 from alphazero.nn.model import masked_log_softmax, training_memory_format
 from alphazero.othello.bitboard import legal_action_mask_batch
 from alphazero.train.config import TrainConfig

@@ -215,3 +215,30 @@ def test_a_refused_pretraining_start_creates_nothing(overrides, words, tmp_path)
     proc = run_module("alphazero.pretrain", overrides, cwd=tmp_path)
     assert_one_line_refusal(proc, *words)
     assert snapshot(tmp_path) == before
+
+
+# What the refusal below must not load: torch alone takes 1.5-2 s to import on the 2-core CI machine,
+# most of a refused start's time before configuration stopped importing it (3.9 s -> 1.2 s).
+_REFUSE_AND_REPORT_IMPORTS = """
+import runpy, sys
+module, args = sys.argv[1], sys.argv[2:]
+sys.argv = [module, *args]
+try:
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+except SystemExit as exit_:
+    print(exit_.code, "torch" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("module, override", [("alphazero.train", "train.lr=-1"),
+                                              ("alphazero.pretrain", "pretrain.lr=-1"),
+                                              ("alphazero.train", "selfplay.wokers=3")])
+def test_a_refused_command_line_answers_without_importing_torch(tmp_path, module, override):
+    """Configuration (the dataclasses, their checks, the names they choose from) needs no torch, so a
+    typo is answered in about a second, not after the deep-learning stack has loaded."""
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _REFUSE_AND_REPORT_IMPORTS, module, f"run.dir={tmp_path / 'run'}", override],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert proc.stdout.split() == ["2", "False"], (proc.stdout, proc.stderr)
+    assert override.split("=")[0].split(".")[-1] in proc.stderr
+    assert not (tmp_path / "run").exists()

@@ -14,7 +14,7 @@ from alphazero.nn.checkpoint import build_network
 from alphazero.nn.config import model_preset
 from alphazero.replay.buffer import ReplayBuffer
 from alphazero.train.__main__ import CONF_DIR
-from alphazero.nn.auxiliary import check_auxiliary_weights
+from alphazero.nn.config import check_auxiliary_weights
 from alphazero.train.config import TrainConfig
 from alphazero.train.schema import register_configs, to_typed
 from alphazero.train.trainer import Trainer
