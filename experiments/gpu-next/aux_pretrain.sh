@@ -7,9 +7,9 @@
 # 2026-11-26") cut to 2,400 steps of 4,096 (9.8M samples, 1.35 epochs) so both fit one call.
 # Each validates on the same fixed 20,000 positions of 2018 every 800 steps, so the arms compare
 # step for step even if the time cap stops one earlier (the heads cost a little compute).
-# Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor/: a copy
-# of ../shared/data/wthor, 8.5 MB; with the repository's 55 MB it is just inside the 64 MiB).
-# The call, after `cp -r ../shared/data/wthor .device/` here:
+# Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor.txz, the
+# WTHOR games packed: 4.7 MB, or wthor/, a plain copy of 8.3 MB; common.sh's wthor_dir). The call,
+# after `mkdir -p .device && tar cJf .device/wthor.txz -C ../shared/data wthor` here:
 #   run(command="bash experiments/gpu-next/aux_pretrain.sh", carry=[".whl", ".device"], timeout_s=600).
 # Comes back under $OUT: both networks (weights only, plain.pt and aux.pt), both logs, the
 # validation lines side by side (validation.txt).
@@ -24,7 +24,7 @@ else
   SCHEDULE="pretrain.device=cpu pretrain.batch_size=128 pretrain.lr=0.003 pretrain.lr_warmup_steps=2 pretrain.lr_total_steps=8 run.max_steps=8 run.max_minutes=1 pretrain.epochs=1 pretrain.eval_every_steps=4 pretrain.checkpoint_every_steps=4 pretrain.validation_positions=1000"
   HARD=120
 fi
-W=${WTHOR:-$PWD/.device/wthor}
+W=${WTHOR:-$(wthor_dir)} || exit 4
 R=${RUNS:-/tmp/aux-pretrain}
 rm -rf "$R" && mkdir -p "$R" "$OUT"
 git log -1 --format='%H %s' > "$R/commit.txt" 2>/dev/null

@@ -18,7 +18,7 @@ else
   KD="pretrain.device=cpu pretrain.batch_size=256 pretrain.lr=0.001 pretrain.lr_warmup_steps=2 pretrain.lr_total_steps=12 run.max_steps=12 run.max_minutes=1 pretrain.epochs=1 pretrain.eval_every_steps=6 pretrain.validation_positions=2000"
   HARD=90
 fi
-W=$PWD/.device/wthor
+W=$(wthor_dir) || exit 4
 INIT=checkpoints/warmstart-small.pt
 say "starting from $INIT"
 R=${RUNS:-/tmp/r18kd}
