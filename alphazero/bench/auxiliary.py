@@ -27,9 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.data.dataset import GameFinals
-from alphazero.nn.config import RECOMMENDED_OWNERSHIP_WEIGHT, RECOMMENDED_SCORE_WEIGHT
 from alphazero.nn import precision as precision_module
-from alphazero.nn.config import model_preset
+from alphazero.nn.config import RECOMMENDED_OWNERSHIP_WEIGHT, RECOMMENDED_SCORE_WEIGHT, model_preset
 from alphazero.pretrain import batches
 from alphazero.pretrain.config import (
     DEFAULT_WTHOR_DIR,

@@ -27,8 +27,8 @@ from alphazero.data.dataset import OccurrenceFinals, SupervisedSplit
 from alphazero.nn.augment import random_symmetries
 from alphazero.nn.auxiliary import SCORE_BINS, auxiliary_targets as occurrence_targets
 from alphazero.othello.history import HISTORY_PAD
-from alphazero.pretrain.config import FIXED_BOARD_MOVES
 from alphazero.othello.symmetry import ACTION_MAP, NUM_SYMMETRIES, transform_positions
+from alphazero.pretrain.config import FIXED_BOARD_MOVES
 
 # ACTION_MAP with one more column: the history's padding token maps to itself.
 HISTORY_MAP = np.concatenate([ACTION_MAP, np.full((NUM_SYMMETRIES, 1), HISTORY_PAD, dtype=ACTION_MAP.dtype)], axis=1)
