@@ -13,16 +13,22 @@ from pathlib import Path
 OLD = Path(__file__).resolve().parents[1] / "ladders" / "ladder-warmstart3-games.jsonl"
 
 
-def margins(path, player):
-    """(opening, player is black) -> the player's final margin, for its games against GRhino 5."""
+def games(path, player):
+    """(opening, player is black) -> (the player's final margin, the game's moves), for its games
+    against GRhino 5."""
     out = {}
     for line in open(path):
         game = json.loads(line)
         if {game["player_a"], game["player_b"]} != {player, "grhino-5"}:
             continue
         black = (game["player_a"] == player) == game["a_is_black"]
-        out[(game["opening"], black)] = game["black_margin"] if black else -game["black_margin"]
+        out[(game["opening"], black)] = (game["black_margin"] if black else -game["black_margin"], game["moves"])
     return out
+
+
+def margins(path, player):
+    """(opening, player is black) -> the player's final margin, for its games against GRhino 5."""
+    return {key: margin for key, (margin, _) in games(path, player).items()}
 
 
 def score(margin):

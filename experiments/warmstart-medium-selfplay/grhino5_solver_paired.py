@@ -9,27 +9,12 @@ GAMES.jsonl defaults to grhino5-solver-games.jsonl beside this script (the cell 
 its shards resume from the log).
 """
 
-import json
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-
-
-def games(path, player):
-    """(opening, player is black) -> (the player's final margin, the moves)."""
-    out = {}
-    for line in open(path):
-        game = json.loads(line)
-        if {game["player_a"], game["player_b"]} != {player, "grhino-5"}:
-            continue
-        black = (game["player_a"] == player) == game["a_is_black"]
-        out[(game["opening"], black)] = (game["black_margin"] if black else -game["black_margin"], game["moves"])
-    return out
-
-
-def score(margin):
-    return 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
+sys.path.insert(0, str(HERE))
+from grhino5_paired import games, score  # noqa: E402
 
 
 def value_at(moves, black, empties, solver):
