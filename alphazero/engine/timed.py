@@ -7,6 +7,17 @@ on the same root add to the tree) and stops before a chunk it expects to overrun
 it starts another only if `now + (duration of the last chunk)` is still inside the budget. The
 budget is therefore an upper bound up to one chunk's misestimate (a chunk of 32 simulations is a
 few milliseconds for the small network on one core), never a target it overshoots by design.
+
+A search that plays (not an analysis: `MCTSConfig.search_solved_roots` false) first probes a root
+beyond the endgame solver's reach (up to MAX_ENDGAME_SOLVE_EMPTIES): a win/loss/draw solve limited
+to the nodes the solver does in `MCTSConfig.endgame_timed_probe_share` of the time, at its
+measured speed (`Solver.nodes_per_second`). A root proven won or drawn is answered with the
+solver's move, which keeps that result against any defence, and costs only its proof; a lost root
+or a probe that gives up is searched in the time left (what the probe proved stays in the
+solver's table for the next move). A win/loss/draw proof costs a tenth of an exact solve or
+less, so at a second a move on one core most won or drawn roots at 20-24 empties were proven in
+its quarter second, and answered at once, where the search alone solves exactly from 18
+(docs/benchmarks.md, "A search by time proves wins from further out").
 """
 
 from __future__ import annotations
@@ -49,6 +60,44 @@ def chunked_config(base: MCTSConfig, chunk: int, capacity: int) -> MCTSConfig:
     )
 
 
+def timed_probe_nodes(search, seconds: float | None) -> int:
+    """The node limit of a search by time's probe of its root (see the module doc): the nodes
+    the search's endgame solver does in `endgame_timed_probe_share` of `seconds` at its measured
+    speed; 0 (no probe) without a time limit, a solver, a share or a measured speed, and in an
+    analysis (`search_solved_roots`: it wants every candidate's visits, not one proven move)."""
+    solver = getattr(search, "endgame_solver", None)
+    if seconds is None or solver is None or search.config.search_solved_roots:
+        return 0
+    share = search.config.endgame_timed_probe_share
+    rate = solver.nodes_per_second()
+    return max(1, int(rate * seconds * share)) if rate and share > 0 else 0
+
+
+def probe_root(search, position: np.ndarray, node_limit: int):
+    """A SearchResult for one game's root proven won or drawn by a win/loss/draw solve of at most
+    `node_limit` nodes, beyond the search's own reach and within MAX_ENDGAME_SOLVE_EMPTIES:
+    the solver's move (it keeps the result against any defence), one-hot policy, the outcome as
+    the root's value, no exact score (only the outcome is proven), no simulations. None when the
+    root is not in the probe's range, is lost (the search may still find the best practical
+    chance) or the solve gave up. The search's tree is not touched."""
+    from alphazero.mcts.config import MAX_ENDGAME_SOLVE_EMPTIES
+    from alphazero.mcts.search import NO_EXACT_SCORE, SearchResult
+
+    player, opponent = int(position[0]), int(position[1])
+    empties = 64 - (player | opponent).bit_count()
+    if node_limit <= 0 or not search.config.endgame_solve_empties < empties <= MAX_ENDGAME_SOLVE_EMPTIES:
+        return None
+    solution = search.endgame_solver.solve(player, opponent, wld=True, node_limit=node_limit)
+    if solution is None or solution.outcome < 0:
+        return None
+    policy = np.zeros((1, 65), dtype=np.float32)
+    policy[0, solution.best_move] = 1.0
+    return SearchResult(policy=policy, visits=np.zeros((1, 65), dtype=np.int32),
+                        root_value=np.array([solution.outcome], dtype=np.float32),
+                        action=np.array([solution.best_move], dtype=np.int64), reused_visits=np.zeros(1, dtype=np.int32),
+                        exact_score=np.array([NO_EXACT_SCORE], dtype=np.int32), simulations=np.zeros(1, dtype=np.int32))
+
+
 def search_within(search, position: np.ndarray, ply: int, simulations: int | None, seconds: float | None,
                   should_stop: Callable[[], bool] | None = None, clock: Callable[[], float] = time.perf_counter):
     """Search one game's root (`search` has num_games=1; its tree is kept, so call `reset` first for
@@ -57,12 +106,18 @@ def search_within(search, position: np.ndarray, ply: int, simulations: int | Non
     chunk always runs. A root the endgame solver solved and did not leave to the search
     (`MCTSConfig.search_solved_roots` false: the chunk ran no simulation) is answered, so no more
     chunks run: a solved position costs its solve, not the time budget. `clock` (seconds) is
-    time.perf_counter but for tests. Returns (SearchResult of the last chunk, simulations done)."""
+    time.perf_counter but for tests. Returns (SearchResult of the last chunk, simulations done).
+
+    With `seconds`, a root beyond the solver's reach is probed first (`probe_root`), inside the
+    budget; a root it proves won or drawn is answered with no simulation (exact_score unset)."""
     chunk = search.config.simulations
     positions = np.asarray(position, dtype=np.uint64).reshape(1, 2)
     plies = np.array([ply], dtype=np.int64)
     started = clock()
     done = 0
+    proven = probe_root(search, positions[0], timed_probe_nodes(search, seconds))
+    if proven is not None:
+        return proven, 0
     while True:
         chunk_started = clock()
         # The last chunk is what is left of the simulation budget, so a budget that is not a

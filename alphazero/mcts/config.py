@@ -24,6 +24,10 @@ DEFAULT_ENDGAME_SOLVE_EMPTIES = 18
 DEFAULT_ENDGAME_WLD_EMPTIES = 17
 DEFAULT_ENDGAME_REVISIT_EMPTIES = 0
 DEFAULT_ENDGAME_REVISIT_VISITS = 3
+# A search by time spends up to this share of a move's time trying to prove a root beyond the
+# solver's reach won or drawn (see `endgame_timed_probe_share`; docs/benchmarks.md, "A search by
+# time proves wins from further out").
+DEFAULT_ENDGAME_TIMED_PROBE_SHARE = 0.25
 ROOT_POLICIES = ("puct", "gumbel")
 
 
@@ -138,6 +142,12 @@ class MCTSConfig:
         visits are its policy target and the candidates an analysis lists), as before 2026-11-27.
         Skipping is what lets a preset solve roots further out at no extra cost: the solve
         replaces the simulations instead of adding to them (docs/benchmarks.md, issue 36).
+      endgame_timed_probe_share: a search by time that plays (`seconds` per move: play, GTP clocks,
+        NBoard's go, the arena's `seconds=` players; alphazero.engine.timed) first tries to prove a
+        root beyond `endgame_solve_empties` (up to MAX_ENDGAME_SOLVE_EMPTIES) won or drawn with a
+        win/loss/draw solve, given this share of the move's time as a node limit at the solver's
+        measured speed; a root so proven is answered with the solver's move, anything else is
+        searched in the time left. Searches by simulations and analyses never probe. 0: off. In [0, 1).
       endgame_solver_options: the endgame solver's techniques, as `SearchOptions.parse` reads them:
         "default", "off" for the solver before issue 36 (to measure what they changed), or either
         with switches (e.g. "default-patterns": the mobility ordering instead of the patterns).
@@ -170,6 +180,7 @@ class MCTSConfig:
     endgame_revisit_visits: int = DEFAULT_ENDGAME_REVISIT_VISITS
     endgame_probe_empties: int = 0
     endgame_probe_nodes: int = 20_000
+    endgame_timed_probe_share: float = DEFAULT_ENDGAME_TIMED_PROBE_SHARE
     search_solved_roots: bool = False
     endgame_solver_options: str = "default"
     endgame_table_bits: int = 18
@@ -221,6 +232,8 @@ class MCTSConfig:
                  self.endgame_probe_empties)
         _require(_integer(self.endgame_probe_nodes) and self.endgame_probe_nodes >= 1, "endgame_probe_nodes",
                  "an integer >= 1", self.endgame_probe_nodes)
+        _require(_finite(self.endgame_timed_probe_share) and 0 <= self.endgame_timed_probe_share < 1,
+                 "endgame_timed_probe_share", "in [0, 1) (0 = off)", self.endgame_timed_probe_share)
         _require(isinstance(self.search_solved_roots, bool), "search_solved_roots", "true or false",
                  self.search_solved_roots)
         _require(isinstance(self.endgame_solver_options, str) and _solver_options_ok(self.endgame_solver_options),

@@ -273,7 +273,9 @@ class SearchChooser(MoveChooser):
 
         A position the endgame solver solves is still searched for its candidates unless
         `search_solved_roots` is false (a move to play, NBoard's `go`): then the solver's move is
-        the only candidate, with the exact result's sign as its value and no visits."""
+        the only candidate, with the exact result's sign as its value and no visits (a root a
+        search by time proved won or drawn beyond the solver's reach, alphazero.engine.timed: the
+        same with that outcome as its value and no exact score)."""
         if state.is_over():
             raise ValueError("the game is over: there is nothing to search")
         started = time.perf_counter()
@@ -285,10 +287,12 @@ class SearchChooser(MoveChooser):
         from alphazero.mcts.search import NO_EXACT_SCORE
         from alphazero.mcts.tree import ROOT, UNVISITED
 
-        if exact != NO_EXACT_SCORE and result.simulations[0] == 0:  # solved, not searched
+        if result.simulations[0] == 0:  # solved, not searched (exactly, or proven won or drawn by a timed probe)
             action = int(result.action[0])
-            return Thought(action=action, moves=[MoveInfo(action, 1.0, float(np.sign(exact)), 0)],
-                           principal_variation=[action], root_value=float(result.root_value[0]), exact_score=exact,
+            value = float(np.sign(exact)) if exact != NO_EXACT_SCORE else float(result.root_value[0])
+            return Thought(action=action, moves=[MoveInfo(action, 1.0, value, 0)],
+                           principal_variation=[action], root_value=float(result.root_value[0]),
+                           exact_score=None if exact == NO_EXACT_SCORE else exact,
                            simulations=0, seconds=time.perf_counter() - started, variations=[[action]])
         moves = root_move_infos(search.tree, result.visits[0])
         variations = []

@@ -22,6 +22,12 @@ WLD_ALPHA = -1  # the null window around 0: the result has the sign of the exact
 WLD_BETA = 1
 # FForum #1 (Edax fforum-1-19.obf, line 1): black to move scores +18 with g8.
 WARM_UP_BOARD = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"
+# The speed a search by time converts its seconds into solver nodes with (`Solver.nodes_per_second`)
+# is measured on searches of at least this many nodes: smaller ones are mostly the call from
+# Python and would understate it. Older measurements fade by RATE_DECAY a search, so the figure
+# follows the machine's load.
+RATE_MIN_NODES = 10_000
+RATE_DECAY = 0.9
 
 
 @dataclass(frozen=True)
@@ -163,6 +169,16 @@ class Solver:
         self.options = options or SearchOptions()
         self.params = self.options.params()
         self.weights = self.options.weights()
+        self._rate_nodes = 0.0  # decayed sums over the measured searches (see nodes_per_second)
+        self._rate_seconds = 0.0
+
+    def nodes_per_second(self) -> float | None:
+        """Nodes a second of wall time over this solver's recent searches of at least
+        RATE_MIN_NODES nodes (`warm_up` times one), or None before any: measured where it runs, so
+        a search by time can turn its seconds into a node limit on any machine and load."""
+        if self._rate_seconds <= 0:
+            return None
+        return self._rate_nodes / self._rate_seconds
 
     def solve(self, player: int, opponent: int, wld: bool = False, node_limit: int = 0) -> Solution | None:
         """Exact score (or win/loss/draw with `wld`) and a best move of (player, opponent).
@@ -194,8 +210,10 @@ class Solver:
         (counted from `self.nodes[0]` on entry; 0 = no limit)."""
         if node_limit < 0:
             raise ValueError(f"node_limit must be >= 0 (0 = no limit), got {node_limit}")
-        limit = int(self.nodes[0]) + node_limit if node_limit else int(endgame.NO_NODE_LIMIT)
+        before = int(self.nodes[0])
+        limit = before + node_limit if node_limit else int(endgame.NO_NODE_LIMIT)
         self.params[endgame.P_NODE_LIMIT] = limit
+        start = time.perf_counter()
         try:
             score, move = endgame.solve_root(
                 player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.params,
@@ -203,15 +221,26 @@ class Solver:
             )
         finally:
             self.params[endgame.P_NODE_LIMIT] = endgame.NO_NODE_LIMIT
+        self._measure(int(self.nodes[0]) - before, time.perf_counter() - start)
         if int(self.nodes[0]) > limit:  # endgame.aborted: the search gave up
             return None, None
         return score, move
 
+    def _measure(self, nodes: int, seconds: float) -> None:
+        if nodes >= RATE_MIN_NODES and seconds > 0:
+            self._rate_nodes = self._rate_nodes * RATE_DECAY + nodes
+            self._rate_seconds = self._rate_seconds * RATE_DECAY + seconds
+
     def warm_up(self) -> None:
-        """Compile (or load from the cache) every kernel, outside any timing; leaves the table empty."""
+        """Compile (or load from the cache) every kernel, outside any timing, then time one exact
+        solve from an empty table (the first `nodes_per_second`; the compile is not counted);
+        leaves the table empty."""
         from alphazero.othello.notation import parse_board_text
 
         state = parse_board_text(WARM_UP_BOARD)  # 14 empties: reaches every layer, in milliseconds
         self.solve(state.player, state.opponent)
         self.solve(state.player, state.opponent, wld=True)
+        self._rate_nodes = self._rate_seconds = 0.0
+        table.clear(self.tt_keys, self.tt_values)
+        self.solve(state.player, state.opponent)  # about 50,000 nodes
         table.clear(self.tt_keys, self.tt_values)

@@ -14,7 +14,7 @@ import sys, time, os
 from pathlib import Path
 import numpy as np
 from numba import njit
-from alphazero.othello.bitboard import flips_inlined, legal_moves
+from alphazero.othello.bitboard import flips_inlined
 from alphazero.solver.endgame import DIAGONAL_9, DIAGONAL_7
 
 def tables():

@@ -172,3 +172,115 @@ def test_the_chooser_plays_a_solved_position_at_once_and_still_analyses_it():
     assert [m.action for m in played.moves] == [move] and played.variations == [[move]]
     analysis = SearchChooser(UniformEvaluator(), simulations=64).think(state)  # analysis: candidates searched
     assert analysis.action == move and analysis.simulations == 64 and len(analysis.moves) == len(state.legal_actions())
+
+
+# ----------------------------------------------------------------------------------------------
+# A search by time first tries to prove a root beyond the solver's reach won or drawn
+# (MCTSConfig.endgame_timed_probe_share, alphazero.engine.timed.probe_root)
+
+
+class FakeSolver:
+    """Records the probes; each 'takes' `seconds` on the clock and answers `solution`."""
+
+    def __init__(self, clock, rate, solution=None, seconds=0.2):
+        self.clock, self.rate, self.solution, self.seconds = clock, rate, solution, seconds
+        self.probes = []
+
+    def nodes_per_second(self):
+        return self.rate
+
+    def solve(self, player, opponent, wld=False, node_limit=0):
+        self.probes.append((wld, node_limit))
+        self.clock.now += self.seconds
+        return self.solution
+
+
+class FakeProbingSearch(FakeSearch):
+    def __init__(self, clock, durations, share=0.25, rate=2_000_000, solution=None, reach=18, analysis=False):
+        super().__init__(clock, durations)
+        self.config = SimpleNamespace(simulations=32, endgame_timed_probe_share=share, endgame_solve_empties=reach,
+                                      search_solved_roots=analysis)
+        self.endgame_solver = FakeSolver(clock, rate, solution)
+
+
+def _position_with(empties):
+    """A (player, opponent) array with `empties` empty squares (the probe reads only the count)."""
+    full = (1 << (64 - empties)) - 1
+    return np.array([full & 0x5555555555555555, full & ~0x5555555555555555], dtype=np.uint64)
+
+
+def test_a_timed_search_gives_a_share_of_its_time_to_one_win_loss_draw_probe_then_searches():
+    clock = FakeClock()
+    search = FakeProbingSearch(clock, [0.1] * 100)
+    _, done = search_within(search, _position_with(21), 40, None, 1.0, clock=clock)
+    assert search.endgame_solver.probes == [(True, 500_000)]  # a quarter of 1 s at 2 M nodes/s, win/loss/draw
+    assert done == 8 * 32 and clock.now <= 1.0  # the probe's 0.2 s came out of the budget (10 chunks without it)
+
+
+def test_a_root_proven_won_or_drawn_is_answered_with_the_solvers_move_and_no_simulation():
+    from alphazero.mcts.search import NO_EXACT_SCORE
+    from alphazero.solver.solver import Solution
+
+    for score, value in ((2, 1.0), (0, 0.0)):
+        clock = FakeClock()
+        search = FakeProbingSearch(clock, [0.1] * 100, solution=Solution(37, score, 10_000, 0.2, wld=True))
+        result, done = search_within(search, _position_with(22), 38, None, 1.0, clock=clock)
+        assert done == 0 and search.budgets == []  # not searched
+        assert result.action[0] == 37 and result.root_value[0] == value and result.simulations[0] == 0
+        assert result.exact_score[0] == NO_EXACT_SCORE and result.policy[0, 37] == 1.0 and result.policy.sum() == 1.0
+
+
+def test_a_root_proven_lost_is_searched_in_the_time_left():
+    from alphazero.solver.solver import Solution
+
+    clock = FakeClock()
+    search = FakeProbingSearch(clock, [0.1] * 100, solution=Solution(37, -2, 10_000, 0.2, wld=True))
+    _, done = search_within(search, _position_with(22), 38, None, 1.0, clock=clock)
+    assert done == 8 * 32
+
+
+@pytest.mark.parametrize("share,rate,seconds,empties,analysis", [
+    (0.0, 2e6, 1.0, 21, False),    # switched off
+    (0.25, None, 1.0, 21, False),  # no measured speed
+    (0.25, 2e6, None, 21, False),  # no time limit: a search by simulations
+    (0.25, 2e6, 1.0, 18, False),   # within the search's own reach: solved exactly there
+    (0.25, 2e6, 1.0, 25, False),   # beyond MAX_ENDGAME_SOLVE_EMPTIES
+    (0.25, 2e6, 1.0, 21, True),    # an analysis wants every candidate's visits
+])
+def test_no_probe_where_it_has_no_time_no_speed_no_room_or_no_use(share, rate, seconds, empties, analysis):
+    clock = FakeClock()
+    search = FakeProbingSearch(clock, [0.1] * 100, share=share, rate=rate, analysis=analysis)
+    search_within(search, _position_with(empties), 40, 64 if seconds is None else None, seconds, clock=clock)
+    assert search.endgame_solver.probes == []
+
+
+def _fforum_16_empties():
+    from pathlib import Path
+
+    from alphazero.solver.obf import read_obf
+
+    positions = read_obf(Path(__file__).resolve().parents[1] / "fixtures" / "fforum-1-19.obf")
+    return [p for p in positions if p.state.empties() == 16]
+
+
+def test_a_chooser_by_time_keeps_the_result_of_a_root_it_proves_beyond_its_reach():
+    """One second a move with the search's reach at 12 empties: the 16-empty FForum roots are
+    proven (win/loss/draw) by the probe in a few thousand nodes, and a won or drawn one is
+    answered with a move that keeps that result; a lost one is searched. The search's own
+    speed is measured (the warm-up times a solve), not assumed."""
+    from alphazero.play.choosers import SearchChooser
+
+    chooser = SearchChooser(UniformEvaluator(), simulations=None, seconds=1.0, endgame_solve_empties=12)
+    outcomes = set()
+    for position in _fforum_16_empties():
+        move = chooser.choose(position.state)
+        best = position.best_score
+        outcomes.add(np.sign(best))
+        if best >= 0:
+            assert chooser.last_simulations == 0  # proven, not searched
+            assert np.sign(position.move_scores[move]) == np.sign(best)  # the result is kept
+        else:
+            assert chooser.last_simulations > 0
+    assert outcomes == {-1, 1}  # both branches ran
+    thought = chooser.think(_fforum_16_empties()[0].state, search_solved_roots=False)
+    assert thought.simulations == 0 and thought.exact_score is None and thought.root_value in (0.0, 1.0)

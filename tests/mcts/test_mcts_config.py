@@ -27,6 +27,8 @@ from alphazero.othello.notation import parse_board_text
         ("endgame_solve_empties", 25, "mcts.endgame_solve_empties must be an integer in 0..24 (0 = off), got 25"),
         ("endgame_solve_empties", True, "mcts.endgame_solve_empties must be an integer in 0..24 (0 = off), got True"),
         ("endgame_table_bits", 40, "mcts.endgame_table_bits must be an integer in 8..28, got 40"),
+        ("endgame_timed_probe_share", 1.0, "mcts.endgame_timed_probe_share must be in [0, 1) (0 = off), got 1.0"),
+        ("endgame_timed_probe_share", -0.1, "mcts.endgame_timed_probe_share must be in [0, 1) (0 = off), got -0.1"),
     ],
 )
 def test_config_rejects_bad_values_naming_the_field(field, value, message):

@@ -67,3 +67,21 @@ def test_limits_give_up_on_dear_solves_and_keep_cheap_ones():
 def test_a_node_limit_must_not_be_negative():
     with pytest.raises(ValueError, match="node_limit"):
         Solver(table_bits=8).outcome(*random_position(0, 8), node_limit=-1)
+
+
+def test_the_solver_measures_its_own_speed_on_searches_large_enough_to_time():
+    """`nodes_per_second` (what a search by time turns its seconds into a node limit with): none
+    before anything is timed, the warm-up's timed solve after it (not its compile), and small
+    searches, mostly the call from Python, leave it alone."""
+    from alphazero.solver.solver import RATE_MIN_NODES
+
+    solver = Solver(table_bits=12)
+    assert solver.nodes_per_second() is None
+    solver.warm_up()
+    rate = solver.nodes_per_second()
+    assert rate is not None and rate > 100_000  # a compile counted in would put it near 1,000 nodes/s
+    player, opponent = random_position(3, 6)
+    small = solver.solve(player, opponent)
+    assert small.nodes < RATE_MIN_NODES and solver.nodes_per_second() == rate
+    given_up = solver.solve(*random_position(5, 18), node_limit=RATE_MIN_NODES)  # timed even when it gives up
+    assert given_up is None and solver.nodes_per_second() != rate
