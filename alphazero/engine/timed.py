@@ -2,11 +2,15 @@
 arena's `seconds=` players all think with.
 
 A time-limited search cannot know in advance how many simulations fit, so it grows one tree in
-chunks of `TIME_CHUNK` simulations (a BatchedSearch with tree reuse, whose repeated `search` calls
-on the same root add to the tree) and stops before a chunk it expects to overrun: after each chunk
-it starts another only if `now + (duration of the last chunk)` is still inside the budget. The
-budget is therefore an upper bound up to one chunk's misestimate (a chunk of 32 simulations is a
-few milliseconds for the small network on one core), never a target it overshoots by design.
+calls of at most `TIME_CHUNK` simulations (a BatchedSearch with tree reuse, whose repeated
+`search` calls on the same root add to the tree), each sized to what the time left holds at the
+move's measured seconds per simulation so far, and stops when not one more simulation fits. The
+first call is `FIRST_TIMED_CHUNK` simulations, the measurement. The budget is therefore an upper
+bound up to that estimate's error (and the first call's length), never a target it overshoots by
+design, and it is used to within about one simulation: a whole chunk of 32 is a few milliseconds
+for the small network but 0.15-0.3 s for the medium one on one core, so waiting for a whole
+chunk to fit left up to 40% of a half-second budget unused (docs/benchmarks.md, "A search by
+time uses all of its time").
 
 A search that plays (not an analysis: `MCTSConfig.search_solved_roots` false) first probes a root
 beyond the endgame solver's reach (up to MAX_ENDGAME_SOLVE_EMPTIES): a win/loss/draw solve limited
@@ -32,6 +36,9 @@ import numpy as np
 from alphazero.mcts.config import MCTSConfig
 
 TIME_CHUNK = 32
+# A search by time's first call: short, so that even a slow network measures its speed without
+# overrunning a short budget (8 simulations of the medium network: about 0.05 s on one core).
+FIRST_TIMED_CHUNK = 8
 MAX_TIMED_NODES = 65_536  # tree size of a timed search: about 37 MB; a fuller tree is trimmed
 
 
@@ -102,8 +109,8 @@ def search_within(search, position: np.ndarray, ply: int, simulations: int | Non
                   should_stop: Callable[[], bool] | None = None, clock: Callable[[], float] = time.perf_counter):
     """Search one game's root (`search` has num_games=1; its tree is kept, so call `reset` first for
     a fresh one) in chunks of `search.config.simulations` until `simulations` are done, `seconds`
-    are spent (see the module doc) or `should_stop()` answers True between chunks. At least one
-    chunk always runs. A root the endgame solver solved and did not leave to the search
+    are spent (chunks then sized to the time left, see the module doc) or `should_stop()` answers
+    True between chunks. At least one chunk always runs. A root the endgame solver solved and did not leave to the search
     (`MCTSConfig.search_solved_roots` false: the chunk ran no simulation) is answered, so no more
     chunks run: a solved position costs its solve, not the time budget. `clock` (seconds) is
     time.perf_counter but for tests. Returns (SearchResult of the last chunk, simulations done).
@@ -118,19 +125,29 @@ def search_within(search, position: np.ndarray, ply: int, simulations: int | Non
     proven = probe_root(search, positions[0], timed_probe_nodes(search, seconds))
     if proven is not None:
         return proven, 0
+    searching_seconds = 0.0  # the chunks' time, for the seconds a simulation costs this move
     while True:
         chunk_started = clock()
         # The last chunk is what is left of the simulation budget, so a budget that is not a
         # multiple of the chunk is still spent exactly.
         budget = chunk if simulations is None else min(chunk, simulations - done)
+        if seconds is not None:
+            if done == 0:
+                budget = min(budget, FIRST_TIMED_CHUNK)
+            else:
+                fits = int((started + seconds - chunk_started) * done / searching_seconds + 1e-9) if searching_seconds > 0 else budget
+                if fits < 1:
+                    break
+                budget = min(budget, fits)
         result = search.search(positions, plies, add_noise=False, simulations=budget)
         done += int(result.simulations[0])
         now = clock()
+        searching_seconds += now - chunk_started
         if result.simulations[0] == 0:  # solved by the endgame solver, not searched: nothing to add
             break
         if simulations is not None and done >= simulations:
             break
-        if seconds is not None and now + (now - chunk_started) > started + seconds:
+        if seconds is not None and now >= started + seconds:
             break
         if should_stop is not None and should_stop():
             break

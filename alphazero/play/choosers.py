@@ -122,9 +122,10 @@ class SearchChooser(MoveChooser):
     """MCTS without root noise that plays the most visited move and can show its evaluation.
 
     Strength is set by `simulations` per move, `seconds` per move, or both (whichever ends first).
-    A time limit (own `seconds`, or the `seconds` passed to `choose`) runs the search in chunks of
-    `TIME_CHUNK` simulations on one growing tree until the time is spent, never starting a chunk
-    it expects to overrun; a fixed simulation count without a time limit is one search call. The
+    A time limit (own `seconds`, or the `seconds` passed to `choose`) runs the search on one
+    growing tree in calls of at most `TIME_CHUNK` simulations, each sized to the time left at the
+    move's measured speed, until not one more simulation fits (alphazero.engine.timed); a fixed
+    simulation count without a time limit is one search call. The
     tree is kept from move to move: when the next position is one or two plies below the tree's
     root (our move, the reply, a pass), the tree advances instead of starting over.
     """

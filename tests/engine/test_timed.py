@@ -25,54 +25,75 @@ class FakeClock:
 
 
 class FakeSearch:
-    """Each call 'takes' the next duration in `durations` (seconds) on `clock`."""
+    """Each call 'takes' `overhead` plus `per_simulation` seconds a simulation on `clock` (or, with
+    `durations`, the next of those seconds whatever its size)."""
 
-    def __init__(self, clock, durations, chunk=32):
+    def __init__(self, clock, durations=None, chunk=32, per_simulation=0.0, overhead=0.0):
         self.clock = clock
-        self.durations = list(durations)
+        self.durations = None if durations is None else list(durations)
+        self.per_simulation, self.overhead = per_simulation, overhead
         self.config = SimpleNamespace(simulations=chunk)
         self.budgets = []
 
     def search(self, positions, plies, add_noise, simulations):
         assert positions.shape == (1, 2) and plies.shape == (1,) and add_noise is False
         self.budgets.append(simulations)
-        self.clock.now += self.durations[len(self.budgets) - 1]
+        if self.durations is not None:
+            self.clock.now += self.durations[len(self.budgets) - 1]
+        else:
+            self.clock.now += self.overhead + self.per_simulation * simulations
         return SimpleNamespace(action=np.array([19]), simulations=np.array([simulations], dtype=np.int32))
 
 
 START = GameState.start().as_array()
 
 
-def test_stops_before_a_chunk_that_would_overrun_the_budget():
+def test_a_timed_search_measures_on_a_short_first_call_then_fills_the_time_left():
     clock = FakeClock()
-    search = FakeSearch(clock, [0.1] * 100)
+    search = FakeSearch(clock, per_simulation=0.01)  # 100 simulations a second
     _, done = search_within(search, START, 0, None, 0.35, clock=clock)
-    # After 3 chunks (0.3 s) a fourth would end at 0.4 > 0.35: it is not started.
-    assert search.budgets == [32, 32, 32] and done == 96
-    assert clock.now <= 0.35
+    # 8 to measure (0.08 s), then the 27 that the 0.27 s left hold (a whole chunk would be 32)
+    assert search.budgets == [8, 27]
+    assert done == 35 and clock.now == pytest.approx(0.35)
 
 
-def test_the_budget_is_never_exceeded_when_chunks_take_equal_time():
-    for seconds in (0.05, 0.2, 0.3, 1.0, 2.5):
-        clock = FakeClock()
-        search = FakeSearch(clock, [0.05] * 1000)
-        search_within(search, START, 0, None, seconds, clock=clock)
-        assert clock.now <= seconds + 1e-9
-        assert clock.now > seconds - 0.05 - 1e-9  # and it used the time it had, up to one chunk
+def test_no_chunk_is_started_that_would_overrun_the_budget():
+    clock = FakeClock()
+    search = FakeSearch(clock, durations=[0.1, 0.1, 0.1, 0.1])  # 8 simulations take 0.1 s: 80 a second
+    _, done = search_within(search, START, 0, None, 0.12, clock=clock)
+    # after 0.1 s for 8, 0.02 s left holds int(0.02 * 80) = 1 simulation, then nothing
+    assert search.budgets == [8, 1] and done == 9
+
+
+def test_the_budget_is_never_exceeded_and_is_used_to_within_a_simulation():
+    for seconds in (0.1, 0.2, 0.3, 1.0, 2.5):  # all longer than the first call's 8 simulations
+        for per_simulation in (0.0005, 0.003, 0.01):
+            clock = FakeClock()
+            search = FakeSearch(clock, per_simulation=per_simulation)
+            search_within(search, START, 0, None, seconds, clock=clock)
+            assert clock.now <= seconds + 1e-9
+            assert clock.now > seconds - per_simulation - 1e-9
+
+
+def test_a_per_call_overhead_is_measured_into_the_estimate():
+    clock = FakeClock()
+    search = FakeSearch(clock, per_simulation=0.002, overhead=0.004)
+    search_within(search, START, 0, None, 0.5, clock=clock)
+    assert clock.now <= 0.5 + 0.004  # at most one call's overhead beyond the estimate
 
 
 def test_at_least_one_chunk_runs_even_when_it_takes_longer_than_the_budget():
     clock = FakeClock()
     search = FakeSearch(clock, [1.0, 1.0])
     _, done = search_within(search, START, 0, None, 0.1, clock=clock)
-    assert done == 32 and len(search.budgets) == 1
+    assert done == 8 and len(search.budgets) == 1
 
 
 def test_simulations_cap_a_timed_search_exactly():
     clock = FakeClock()
-    search = FakeSearch(clock, [0.001] * 100)
+    search = FakeSearch(clock, per_simulation=0.0001)
     _, done = search_within(search, START, 0, 70, 10.0, clock=clock)
-    assert search.budgets == [32, 32, 6] and done == 70
+    assert search.budgets == [8, 32, 30] and done == 70
 
 
 def test_should_stop_ends_the_search_between_chunks():
@@ -196,8 +217,8 @@ class FakeSolver:
 
 
 class FakeProbingSearch(FakeSearch):
-    def __init__(self, clock, durations, share=0.25, rate=2_000_000, solution=None, reach=18, analysis=False):
-        super().__init__(clock, durations)
+    def __init__(self, clock, share=0.25, rate=2_000_000, solution=None, reach=18, analysis=False):
+        super().__init__(clock, per_simulation=0.01)  # 100 simulations a second
         self.config = SimpleNamespace(simulations=32, endgame_timed_probe_share=share, endgame_solve_empties=reach,
                                       search_solved_roots=analysis)
         self.endgame_solver = FakeSolver(clock, rate, solution)
@@ -211,10 +232,10 @@ def _position_with(empties):
 
 def test_a_timed_search_gives_a_share_of_its_time_to_one_win_loss_draw_probe_then_searches():
     clock = FakeClock()
-    search = FakeProbingSearch(clock, [0.1] * 100)
+    search = FakeProbingSearch(clock)
     _, done = search_within(search, _position_with(21), 40, None, 1.0, clock=clock)
     assert search.endgame_solver.probes == [(True, 500_000)]  # a quarter of 1 s at 2 M nodes/s, win/loss/draw
-    assert done == 8 * 32 and clock.now <= 1.0  # the probe's 0.2 s came out of the budget (10 chunks without it)
+    assert done == 80 and clock.now == pytest.approx(1.0)  # the probe's 0.2 s came out of the budget (100 without it)
 
 
 def test_a_root_proven_won_or_drawn_is_answered_with_the_solvers_move_and_no_simulation():
@@ -223,7 +244,7 @@ def test_a_root_proven_won_or_drawn_is_answered_with_the_solvers_move_and_no_sim
 
     for score, value in ((2, 1.0), (0, 0.0)):
         clock = FakeClock()
-        search = FakeProbingSearch(clock, [0.1] * 100, solution=Solution(37, score, 10_000, 0.2, wld=True))
+        search = FakeProbingSearch(clock, solution=Solution(37, score, 10_000, 0.2, wld=True))
         result, done = search_within(search, _position_with(22), 38, None, 1.0, clock=clock)
         assert done == 0 and search.budgets == []  # not searched
         assert result.action[0] == 37 and result.root_value[0] == value and result.simulations[0] == 0
@@ -234,9 +255,9 @@ def test_a_root_proven_lost_is_searched_in_the_time_left():
     from alphazero.solver.solver import Solution
 
     clock = FakeClock()
-    search = FakeProbingSearch(clock, [0.1] * 100, solution=Solution(37, -2, 10_000, 0.2, wld=True))
+    search = FakeProbingSearch(clock, solution=Solution(37, -2, 10_000, 0.2, wld=True))
     _, done = search_within(search, _position_with(22), 38, None, 1.0, clock=clock)
-    assert done == 8 * 32
+    assert done == 80
 
 
 @pytest.mark.parametrize("share,rate,seconds,empties,analysis", [
@@ -249,7 +270,7 @@ def test_a_root_proven_lost_is_searched_in_the_time_left():
 ])
 def test_no_probe_where_it_has_no_time_no_speed_no_room_or_no_use(share, rate, seconds, empties, analysis):
     clock = FakeClock()
-    search = FakeProbingSearch(clock, [0.1] * 100, share=share, rate=rate, analysis=analysis)
+    search = FakeProbingSearch(clock, share=share, rate=rate, analysis=analysis)
     search_within(search, _position_with(empties), 40, 64 if seconds is None else None, seconds, clock=clock)
     assert search.endgame_solver.probes == []
 
