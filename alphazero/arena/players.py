@@ -23,7 +23,7 @@ import numpy as np
 
 from alphazero.arena.alphabeta import DEFAULT_ENDGAME_EMPTIES, best_moves_batch
 from alphazero.arena.gtp_client import DEFAULT_TIMEOUT, GTPEngine, GTPError, draw_board, verify_board_convention
-from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, search_within
+from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, leaves_for, search_within
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import action_name, format_board_text
@@ -114,10 +114,12 @@ class MCTSPlayer(Player):
     loop `play` and GTP think with), capped at `simulations` when that is given too (None: no
     cap). Games are then not batched, so each move gets the whole time on the player's cores:
     equal time per move against another engine means equal thinking time, not a shared batch.
+    `leaves_per_step`: leaves a tree sends per network call; None: TIMED_LEAVES_PER_STEP (4) by
+    time, `config`'s (1 by default, the exact search) by simulations.
     """
 
     def __init__(self, evaluator, simulations: int | None = 100, config=None, name: str | None = None, seed: int = 0,
-                 seconds: float | None = None):
+                 seconds: float | None = None, leaves_per_step: int | None = None):
         if seconds is not None:
             check_limits(simulations, seconds)
         elif simulations is None or isinstance(simulations, bool) or not isinstance(simulations, (int, np.integer)) or simulations < 0:
@@ -133,13 +135,16 @@ class MCTSPlayer(Player):
             from alphazero.mcts.search import warm_up_search
 
             chunk = min(TIME_CHUNK, self.simulations or TIME_CHUNK)
-            self._config = chunked_config(config or MCTSConfig(), chunk, MAX_TIMED_NODES)
+            timed = dataclasses.replace(config or MCTSConfig(), leaves_per_step=leaves_for(leaves_per_step, True))
+            self._config = chunked_config(timed, chunk, MAX_TIMED_NODES)
             warm_up_search(self._config)  # kernels compiled (or loaded) now, not in the first move's time
         elif self.simulations > 0:
             from alphazero.mcts.config import MCTSConfig
 
+            config = config or MCTSConfig()
             self._config = dataclasses.replace(
-                config or MCTSConfig(),
+                config,
+                leaves_per_step=config.leaves_per_step if leaves_per_step is None else leaves_per_step,
                 simulations=self.simulations,
                 temperature=0.0,
                 temperature_plies=0,
@@ -152,6 +157,7 @@ class MCTSPlayer(Player):
     def from_checkpoint(
         cls, path, simulations: int | None = 100, device: str = "auto", config=None, name=None, threads: int | None = None,
         endgame: int | None = None, precision: str = "auto", seconds: float | None = None,
+        leaves_per_step: int | None = None,
     ) -> "MCTSPlayer":
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
         `threads` for its network calls, torch's default when None; `precision` auto, fp32 or
@@ -176,8 +182,10 @@ class MCTSPlayer(Player):
         evaluator = build_evaluator(network, device=device, threads=threads, precision=precision)
         extra = "" if endgame is None else f",endgame={endgame}"
         extra += "" if precision == "auto" else f",precision={precision}"
+        extra += "" if leaves_per_step is None else f",leaves={leaves_per_step}"
         label = name or f"mcts({os.path.basename(str(path))},{describe_budget(simulations, seconds)}{extra})"
-        return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label, seconds=seconds)
+        return cls(evaluator, simulations=simulations, config=_with_endgame(config, endgame), name=label, seconds=seconds,
+                   leaves_per_step=leaves_per_step)
 
     def _searcher(self, count: int):
         """A BatchedSearch with room for `count` games, rebuilt only when a call needs more."""
@@ -471,8 +479,8 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots 18, opened nodes 17)",
-    "mcts:evaluator=uniform[,simulations=N][,seconds=S][,endgame=E]   (uniform priors, value 0: a network-free baseline)",
+    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E][,leaves=L]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots 18, opened nodes 17; L leaves per network call, default 4 by time, 1 by simulations)",
+    "mcts:evaluator=uniform[,simulations=N][,seconds=S][,endgame=E][,leaves=L]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"   (SECONDS per answer, 60 by default; the first answer, which waits for the engine to start, gets at least 300)',
     "any form may add ,name=LABEL",
 )
@@ -485,7 +493,8 @@ _SPEC_OPTIONS = {
     "random": {"seed": int},
     "greedy": {},
     "alphabeta": {"depth": int, "endgame": int},
-    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "seconds": float, "device": str, "threads": int, "precision": str, "endgame": int},
+    "mcts": {"checkpoint": str, "evaluator": str, "simulations": int, "seconds": float, "device": str, "threads": int, "precision": str, "endgame": int,
+             "leaves": int},
     "gtp": {"command": str, "processes": int, "timeout": float},
 }
 
@@ -601,10 +610,12 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
                     raise _spec_error(spec, f"{option}= applies only to checkpoint players")
             from alphazero.mcts.evaluator import UniformEvaluator
 
-            endgame = options.get("endgame")
+            endgame, leaves = options.get("endgame"), options.get("leaves")
             extra = "" if endgame is None else f",endgame={endgame}"
+            extra += "" if leaves is None else f",leaves={leaves}"
             return MCTSPlayer(UniformEvaluator(), simulations=simulations, config=_with_endgame(None, endgame),
-                              name=f"mcts(uniform,{describe_budget(simulations, seconds)}{extra})", seconds=seconds)
+                              name=f"mcts(uniform,{describe_budget(simulations, seconds)}{extra})", seconds=seconds,
+                              leaves_per_step=leaves)
         # One torch thread unless asked: an arena process holds several players, often beside
         # other processes (ladder shards, a training run), and torch's threads spin-wait on busy
         # cores (a 2-game match: 63.6 s with torch's 2 threads, 4.0 s with 1; docs/threads.md).
@@ -616,7 +627,7 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
             raise _spec_error(spec, f"precision must be auto, fp32, bf16 or fp16 (CUDA), got {precision!r}")
         return MCTSPlayer.from_checkpoint(
             options["checkpoint"], simulations=simulations, device=options.get("device", "auto"), threads=threads,
-            endgame=options.get("endgame"), precision=precision, seconds=seconds,
+            endgame=options.get("endgame"), precision=precision, seconds=seconds, leaves_per_step=options.get("leaves"),
         )
     if kind == "gtp":
         if not options.get("command", "").strip():

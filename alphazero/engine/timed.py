@@ -36,10 +36,23 @@ import numpy as np
 from alphazero.mcts.config import MCTSConfig
 
 TIME_CHUNK = 32
+# Leaves a search by time evaluates per network call (virtual loss) unless told otherwise: at equal
+# time a move, the extra simulations of batched network calls outweigh what each loses (4 leaves
+# against 1, the default network at 0.5 s a move: docs/benchmarks.md, "Batched leaves at equal
+# time"). A search by simulations stays the exact sequential one (1), which is better per simulation.
+TIMED_LEAVES_PER_STEP = 4
 # A search by time's first call: short, so that even a slow network measures its speed without
 # overrunning a short budget (8 simulations of the medium network: about 0.05 s on one core).
 FIRST_TIMED_CHUNK = 8
 MAX_TIMED_NODES = 65_536  # tree size of a timed search: about 37 MB; a fuller tree is trimmed
+
+
+def leaves_for(leaves_per_step: int | None, timed: bool) -> int:
+    """A search's leaves per network call: `leaves_per_step` when given, else
+    TIMED_LEAVES_PER_STEP for a search by time and 1 (the exact sequential search) by simulations."""
+    if leaves_per_step is not None:
+        return leaves_per_step
+    return TIMED_LEAVES_PER_STEP if timed else 1
 
 
 def check_limits(simulations: int | None, seconds: float | None) -> None:

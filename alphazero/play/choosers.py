@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, search_within
+from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, leaves_for, search_within
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 
@@ -140,7 +140,7 @@ class SearchChooser(MoveChooser):
         seconds: float | None = None,
         name: str | None = None,
         seed: int = 0,
-        leaves_per_step: int = 1,
+        leaves_per_step: int | None = None,
         endgame_solve_empties: int | None = None,
     ):
         check_limits(simulations, seconds)
@@ -148,35 +148,37 @@ class SearchChooser(MoveChooser):
         self.simulations = simulations
         self.seconds = seconds
         self.seed = seed
+        # None: 4 leaves a network call when searching by time, 1 by simulations (engine.timed.leaves_for)
         self.leaves_per_step = leaves_per_step
         # None: the search's defaults (MCTSConfig.endgame_solve_empties, endgame_wld_empties,
         # endgame_revisit_empties and endgame_probe_empties); N: roots and opened nodes solved from N empties
         # (MCTSConfig.with_endgame_reach); 0: no endgame solver.
         self.endgame_solve_empties = endgame_solve_empties
         self.name = name or f"MCTS {describe_limit(simulations, seconds)}"
-        # (chunk size, search_solved_roots) -> [BatchedSearch, GameState at its root]
+        # (chunk size, search_solved_roots, leaves per step) -> [BatchedSearch, GameState at its root]
         self._searches: dict[tuple[int, bool], list] = {}
         self.last_simulations = 0  # new simulations of the latest search (for logs and tests)
         self.last_reused_visits = 0  # visits the latest search found in the tree it kept
 
     # -- search plumbing -----------------------------------------------------------------------
 
-    def _config(self, chunk: int, capacity: int, search_solved_roots: bool):
+    def _config(self, chunk: int, capacity: int, search_solved_roots: bool, timed: bool):
         from alphazero.mcts.config import MCTSConfig
 
-        config = MCTSConfig(leaves_per_step=self.leaves_per_step, search_solved_roots=search_solved_roots)
+        config = MCTSConfig(leaves_per_step=leaves_for(self.leaves_per_step, timed), search_solved_roots=search_solved_roots)
         if self.endgame_solve_empties is not None:
             config = config.with_endgame_reach(self.endgame_solve_empties)
         return chunked_config(config, chunk, capacity)
 
-    def _search_for(self, chunk: int, capacity: int, search_solved_roots: bool):
-        entry = self._searches.get((chunk, search_solved_roots))
+    def _search_for(self, chunk: int, capacity: int, search_solved_roots: bool, timed: bool):
+        key = (chunk, search_solved_roots, leaves_for(self.leaves_per_step, timed))
+        entry = self._searches.get(key)
         if entry is None:
             from alphazero.mcts.search import BatchedSearch
 
-            config = self._config(chunk, capacity, search_solved_roots)
+            config = self._config(chunk, capacity, search_solved_roots, timed)
             entry = [BatchedSearch(config, self.evaluator, num_games=1, seed=self.seed), None]
-            self._searches[(chunk, search_solved_roots)] = entry
+            self._searches[key] = entry
         return entry
 
     def warm_up(self) -> None:
@@ -185,7 +187,8 @@ class SearchChooser(MoveChooser):
         are those of a chooser that was never warmed up."""
         from alphazero.mcts.search import warm_up_search
 
-        warm_up_search(self._config(min(self.TIME_CHUNK, self.simulations or self.TIME_CHUNK), self.MAX_TIMED_NODES, False))
+        warm_up_search(self._config(min(self.TIME_CHUNK, self.simulations or self.TIME_CHUNK), self.MAX_TIMED_NODES, False,
+                                    self.seconds is not None))
 
     @staticmethod
     def _path(root: GameState | None, state: GameState, max_plies: int = 2) -> list[int] | None:
@@ -231,11 +234,12 @@ class SearchChooser(MoveChooser):
         """
         limits = [s for s in (self.seconds, seconds) if s is not None]
         time_limit = min(limits) if limits else None
+        timed = time_limit is not None
         if time_limit is None and should_stop is None:
-            entry = self._search_for(self.simulations, 2 * self.simulations + 1, search_solved_roots)
+            entry = self._search_for(self.simulations, 2 * self.simulations + 1, search_solved_roots, timed)
         else:
             chunk = min(self.TIME_CHUNK, self.simulations or self.TIME_CHUNK)
-            entry = self._search_for(chunk, self.MAX_TIMED_NODES, search_solved_roots)
+            entry = self._search_for(chunk, self.MAX_TIMED_NODES, search_solved_roots, timed)
         self._sync(entry, state)
         search = entry[0]
         result, done = search_within(search, state.as_array(), 60 - state.empties(), self.simulations, time_limit, should_stop)
@@ -435,9 +439,11 @@ class SearchSettings:
         too small for intra-op threads to pay, and on a shared machine spinning threads cost far
         more (measured with the small net: 0.8 ms per batch-1 call on 1 thread, 110 ms on 2
         threads while other processes kept both cores busy).
-    leaves_per_step: leaves evaluated per network call (virtual loss). 1 is the exact sequential
-        search, as in arena matches; 8 searched 2.4x more simulations per second on this 2-core
-        CPU with the small net, at some cost in quality per simulation.
+    leaves_per_step: leaves evaluated per network call (virtual loss). None (the default): 4
+        when searching by time (`seconds`, GTP clocks), where the extra simulations of batched
+        calls outweigh what each loses (docs/benchmarks.md, "Batched leaves at equal time"), and
+        1, the exact sequential search, by simulations; 8 searched 2.4x more simulations per
+        second on a 2-core CPU with the small net, at some cost in quality per simulation.
     precision: the network's arithmetic, auto (measured at batch leaves_per_step on this CPU,
         cached in the user's cache directory; docs/precision.md), fp32 or bf16.
     """
@@ -446,7 +452,7 @@ class SearchSettings:
     seconds: float | None = None
     device: str = "auto"
     threads: int | None = 1
-    leaves_per_step: int = 1
+    leaves_per_step: int | None = None
     seed: int = 0
     endgame_solve_empties: int | None = None
     precision: str = "auto"
@@ -500,7 +506,7 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
             raise NoAIError(str(err)) from None
     try:
         evaluator = build_evaluator(network, device=settings.device, threads=settings.threads, precision=settings.precision,
-                                    probe_batch=settings.leaves_per_step)
+                                    probe_batch=leaves_for(settings.leaves_per_step, settings.seconds is not None))
     except ValueError as err:  # e.g. precision fp16 off CUDA
         raise NoAIError(str(err)) from None
     simulations, seconds = settings.limits()
@@ -673,9 +679,9 @@ def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--precision", choices=("auto", "fp32", "bf16", "fp16"), default="auto",
                        help="the network's arithmetic: auto (the faster on this machine, measured once and cached), "
                             "fp32 or bf16; fp16 on CUDA only (docs/precision.md)")
-    group.add_argument("--leaves-per-step", type=positive_int, default=1,
-                       help="positions per network call in the search (default 1, the exact search; "
-                            "8 is faster on CPU)")
+    group.add_argument("--leaves-per-step", type=positive_int, default=None,
+                       help="positions per network call in the search (default: 4 when searching by time, "
+                            "where the extra simulations pay; 1, the exact search, by simulations)")
     group.add_argument("--seed", type=int, default=0)
     group.add_argument("--endgame", type=endgame_empties, default=None, metavar="N",
                        help="solve positions with at most N empties exactly (perfect play from there on; the "

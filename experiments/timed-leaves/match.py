@@ -31,12 +31,11 @@ def main():
     from alphazero.arena.game_log import GameLog
     from alphazero.arena.match import play_match
     from alphazero.arena.players import MCTSPlayer
-    from alphazero.mcts.config import MCTSConfig
 
     net = Path(args.checkpoint).stem
     players = [
         MCTSPlayer.from_checkpoint(args.checkpoint, simulations=None, seconds=args.seconds, threads=1,
-                                   config=MCTSConfig(leaves_per_step=leaves), name=f"{net}-{args.seconds:g}s-leaves{leaves}")
+                                   leaves_per_step=leaves, name=f"{net}-{args.seconds:g}s-leaves{leaves}")
         for leaves in (1, args.leaves)
     ]
     shard = tuple(int(x) for x in args.shard.split("/")) if args.shard else None

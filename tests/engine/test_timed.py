@@ -305,3 +305,39 @@ def test_a_chooser_by_time_keeps_the_result_of_a_root_it_proves_beyond_its_reach
     assert outcomes == {-1, 1}  # both branches ran
     thought = chooser.think(_fforum_16_empties()[0].state, search_solved_roots=False)
     assert thought.simulations == 0 and thought.exact_score is None and thought.root_value in (0.0, 1.0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Leaves per network call: 4 by time, 1 by simulations, unless given (engine.timed.leaves_for)
+
+
+def test_a_chooser_batches_leaves_when_searching_by_time_and_not_by_simulations():
+    from alphazero.engine.timed import TIMED_LEAVES_PER_STEP
+    from alphazero.play.choosers import SearchChooser
+
+    state = GameState.start()
+    chooser = SearchChooser(UniformEvaluator(), simulations=16, seconds=None)
+    chooser.choose(state)
+    chooser.choose(state, seconds=0.05)  # a GTP clock's budget: a search by time
+    leaves = sorted(entry[0].config.leaves_per_step for entry in chooser._searches.values())
+    assert leaves == [1, TIMED_LEAVES_PER_STEP]
+    given = SearchChooser(UniformEvaluator(), simulations=None, seconds=0.05, leaves_per_step=2)
+    given.choose(state)
+    assert [entry[0].config.leaves_per_step for entry in given._searches.values()] == [2]
+
+
+@pytest.mark.parametrize("spec,leaves", [
+    ("mcts:evaluator=uniform,seconds=0.05", 4),
+    ("mcts:evaluator=uniform,seconds=0.05,leaves=1", 1),
+    ("mcts:evaluator=uniform,simulations=16", 1),
+    ("mcts:evaluator=uniform,simulations=16,leaves=8", 8),
+])
+def test_the_arena_players_leaves_per_network_call(spec, leaves):
+    player = make_player(spec)
+    assert player._config.leaves_per_step == leaves
+    assert ("leaves=" in player.name) == ("leaves=" in spec)
+
+
+def test_a_bad_leaves_option_is_refused_naming_it():
+    with pytest.raises(ValueError, match="leaves_per_step must be an integer >= 1"):
+        make_player("mcts:evaluator=uniform,seconds=0.05,leaves=0")
