@@ -40,6 +40,7 @@ def main():
     from alphazero.engine.factory import build_evaluator
     from alphazero.mcts.config import MCTSConfig
     from alphazero.nn.checkpoint import load_network
+    from alphazero.nn.precision import cpu_model
     from alphazero.solver.solver import Solver
 
     evaluator = build_evaluator(load_network(args.checkpoint), device="cpu", threads=1)
@@ -83,17 +84,6 @@ def outcome_of(judge, state):
         margin = int(state.player).bit_count() - int(state.opponent).bit_count()
         return (margin > 0) - (margin < 0)
     return judge.solve(state.player, state.opponent, wld=True).outcome
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 if __name__ == "__main__":
