@@ -22,6 +22,14 @@ WLD_ALPHA = -1  # the null window around 0: the result has the sign of the exact
 WLD_BETA = 1
 # FForum #1 (Edax fforum-1-19.obf, line 1): black to move scores +18 with g8.
 WARM_UP_BOARD = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X"
+# The warm-up's speed (the first `nodes_per_second`, which sizes a search by time's first root
+# probe) is timed on what such a probe does: a win/loss/draw solve of a position beyond the
+# search's solving reach, given up after WARM_UP_PROBE_NODES nodes. Line 18 of Edax's
+# fforum-20-39.obf, 22 empties, black to move loses (by 20). Timed on the 14-empty exact solve instead, it
+# read a median 1.37x the speed of the first probes it sized (their nodes cost more: fewer end in
+# the last-moves kernels) and this one 1.07x (experiments/timed-probe/warmup_rate.py).
+WARM_UP_PROBE_BOARD = "--OOOO--O-OOOO--OXXXOOO-OXXOXO--OOXXOXX-OOXXXX--O-XXX-----XX-O-- X"
+WARM_UP_PROBE_NODES = 100_000
 # The speed a search by time converts its seconds into solver nodes with (`Solver.nodes_per_second`)
 # is measured on searches of at least this many nodes: smaller ones are mostly the call from
 # Python and would understate it. Older measurements fade by RATE_DECAY a search, so the figure
@@ -232,9 +240,9 @@ class Solver:
             self._rate_seconds = self._rate_seconds * RATE_DECAY + seconds
 
     def warm_up(self) -> None:
-        """Compile (or load from the cache) every kernel, outside any timing, then time one exact
-        solve from an empty table (the first `nodes_per_second`; the compile is not counted);
-        leaves the table empty."""
+        """Compile (or load from the cache) every kernel, outside any timing, then time one
+        probe-like solve from an empty table (the first `nodes_per_second`; the compile is not
+        counted: see WARM_UP_PROBE_BOARD); leaves the table empty."""
         from alphazero.othello.notation import parse_board_text
 
         state = parse_board_text(WARM_UP_BOARD)  # 14 empties: reaches every layer, in milliseconds
@@ -242,5 +250,6 @@ class Solver:
         self.solve(state.player, state.opponent, wld=True)
         self._rate_nodes = self._rate_seconds = 0.0
         table.clear(self.tt_keys, self.tt_values)
-        self.solve(state.player, state.opponent)  # about 50,000 nodes
+        probe = parse_board_text(WARM_UP_PROBE_BOARD)
+        self.solve(probe.player, probe.opponent, wld=True, node_limit=WARM_UP_PROBE_NODES)  # about 15 ms
         table.clear(self.tt_keys, self.tt_values)

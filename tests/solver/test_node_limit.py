@@ -85,3 +85,26 @@ def test_the_solver_measures_its_own_speed_on_searches_large_enough_to_time():
     assert small.nodes < RATE_MIN_NODES and solver.nodes_per_second() == rate
     given_up = solver.solve(*random_position(5, 18), node_limit=RATE_MIN_NODES)  # timed even when it gives up
     assert given_up is None and solver.nodes_per_second() != rate
+
+
+def test_the_warm_up_times_a_solve_like_a_search_by_time_s_first_probe():
+    """The warm-up's speed sizes a search by time's first root probe, so it is timed on one: a
+    win/loss/draw solve of a position beyond the search's own solving reach, given up at its node
+    limit (a solve that finished early, or the 14-empty compile position, would read the speed of
+    cheaper nodes: 1.65-1.85x a probe's, experiments/timed-probe/warmup-rate.jsonl). The table is
+    left empty."""
+    from alphazero.mcts.config import DEFAULT_ENDGAME_SOLVE_EMPTIES, MAX_ENDGAME_SOLVE_EMPTIES
+    from alphazero.othello.notation import parse_board_text
+    from alphazero.solver.solver import RATE_MIN_NODES, WARM_UP_PROBE_BOARD, WARM_UP_PROBE_NODES
+
+    state = parse_board_text(WARM_UP_PROBE_BOARD)
+    empties = 64 - (state.player | state.opponent).bit_count()
+    assert DEFAULT_ENDGAME_SOLVE_EMPTIES < empties <= MAX_ENDGAME_SOLVE_EMPTIES  # where probes run
+    assert WARM_UP_PROBE_NODES >= RATE_MIN_NODES
+    probing = Solver(table_bits=12)
+    probing.warm_up()
+    assert probing.solve(state.player, state.opponent, wld=True, node_limit=WARM_UP_PROBE_NODES) is None  # gives up
+    assert int(probing.nodes[0]) >= WARM_UP_PROBE_NODES
+    solver = Solver(table_bits=12)
+    solver.warm_up()
+    assert not solver.tt_keys.any()
