@@ -25,9 +25,10 @@ WARM_UP_BOARD = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-
 # The warm-up's speed (the first `nodes_per_second`, which sizes a search by time's first root
 # probe) is timed on what such a probe does: a win/loss/draw solve of a position beyond the
 # search's solving reach, given up after WARM_UP_PROBE_NODES nodes. Line 18 of Edax's
-# fforum-20-39.obf, 22 empties, black to move loses (by 20). Timed on the 14-empty exact solve instead, it
-# read a median 1.37x the speed of the first probes it sized (their nodes cost more: fewer end in
-# the last-moves kernels) and this one 1.07x (experiments/timed-probe/warmup_rate.py).
+# fforum-20-39.obf, 22 empties, black to move loses (by 20). Timed on the 14-empty exact solve
+# instead, the warm-up read a median 1.65-1.85x the speed of the first probes it sized (their nodes
+# cost more: fewer end in the last-moves kernels); timed on this one, 1.05-1.09x
+# (experiments/timed-probe/warmup_rate.py, warmup-rate.jsonl).
 WARM_UP_PROBE_BOARD = "--OOOO--O-OOOO--OXXXOOO-OXXOXO--OOXXOXX-OOXXXX--O-XXX-----XX-O-- X"
 WARM_UP_PROBE_NODES = 100_000
 # The speed a search by time converts its seconds into solver nodes with (`Solver.nodes_per_second`)
@@ -251,5 +252,5 @@ class Solver:
         self._rate_nodes = self._rate_seconds = 0.0
         table.clear(self.tt_keys, self.tt_values)
         probe = parse_board_text(WARM_UP_PROBE_BOARD)
-        self.solve(probe.player, probe.opponent, wld=True, node_limit=WARM_UP_PROBE_NODES)  # about 15 ms
+        self.solve(probe.player, probe.opponent, wld=True, node_limit=WARM_UP_PROBE_NODES)  # a warm-up of 12-13 ms in all
         table.clear(self.tt_keys, self.tt_values)
