@@ -87,7 +87,7 @@ def test_the_solver_measures_its_own_speed_on_searches_large_enough_to_time():
     assert given_up is None and solver.nodes_per_second() != rate
 
 
-def test_the_warm_up_times_a_solve_like_a_search_by_time_s_first_probe():
+def test_the_warm_up_times_a_solve_like_a_search_by_time_s_first_probe(monkeypatch):
     """The warm-up's speed sizes a search by time's first root probe, so it is timed on one: a
     win/loss/draw solve of a position beyond the search's own solving reach, given up at its node
     limit (a solve that finished early, or the 14-empty compile position, would read the speed of
@@ -101,10 +101,21 @@ def test_the_warm_up_times_a_solve_like_a_search_by_time_s_first_probe():
     empties = 64 - (state.player | state.opponent).bit_count()
     assert DEFAULT_ENDGAME_SOLVE_EMPTIES < empties <= MAX_ENDGAME_SOLVE_EMPTIES  # where probes run
     assert WARM_UP_PROBE_NODES >= RATE_MIN_NODES
-    probing = Solver(table_bits=12)
-    probing.warm_up()
-    assert probing.solve(state.player, state.opponent, wld=True, node_limit=WARM_UP_PROBE_NODES) is None  # gives up
-    assert int(probing.nodes[0]) >= WARM_UP_PROBE_NODES
     solver = Solver(table_bits=12)
+    calls = []  # (player, opponent, wld, node_limit, solved) of every solve the warm-up makes
+    nodes = []  # and the nodes each searched
+    real_solve = Solver.solve
+
+    def recording_solve(self, player, opponent, wld=False, node_limit=0):
+        solution = real_solve(self, player, opponent, wld=wld, node_limit=node_limit)
+        calls.append((int(player), int(opponent), wld, node_limit, solution is not None))
+        nodes.append(int(self.nodes[0]))
+        return solution
+
+    monkeypatch.setattr(Solver, "solve", recording_solve)
     solver.warm_up()
+    # The speed it leaves is the last solve's alone (the compile's are not counted), and that
+    # solve is the probe, given up at its limit.
+    assert calls[-1] == (state.player, state.opponent, True, WARM_UP_PROBE_NODES, False)
+    assert solver._rate_nodes == nodes[-1] >= WARM_UP_PROBE_NODES
     assert not solver.tt_keys.any()
