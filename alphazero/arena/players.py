@@ -179,7 +179,11 @@ class MCTSPlayer(Player):
             if precision not in ("auto", "fp32"):
                 raise ValueError(f"precision={precision}: a history-reading network's raw-policy player runs in float32 only")
             return HistoryPolicyPlayer(network, device=device, name=name or f"policy({os.path.basename(str(path))})", threads=threads)
-        evaluator = build_evaluator(network, device=device, threads=threads, precision=precision)
+        # A player by time sends its tree's leaves alone (4 a call by default), so `auto` measures at
+        # that batch, as `play` and GTP do; by simulations the arena batches its games' leaves
+        # together, so the probe's cap stands for the batch.
+        probe_batch = leaves_for(leaves_per_step, True) if seconds is not None else None
+        evaluator = build_evaluator(network, device=device, threads=threads, precision=precision, probe_batch=probe_batch)
         extra = "" if endgame is None else f",endgame={endgame}"
         extra += "" if precision == "auto" else f",precision={precision}"
         extra += "" if leaves_per_step is None else f",leaves={leaves_per_step}"

@@ -119,3 +119,30 @@ def test_mcts_player_from_checkpoint_plays_legal_moves(tmp_path):
         assert state.is_legal(move)
     raw = MCTSPlayer.from_checkpoint(path, simulations=0, device="cpu")
     assert all(state.is_legal(move) for state, move in zip(states, raw.select_moves(states)))
+
+
+@pytest.mark.parametrize("spec, probe_batch", [
+    ("seconds=0.05", 4),  # TIMED_LEAVES_PER_STEP: a tree's leaves alone, as `play` and GTP send them
+    ("seconds=0.05,leaves=2", 2),
+    ("simulations=4", None),  # by simulations the arena batches many games: the probe's cap
+])
+def test_an_arena_players_auto_precision_is_measured_at_the_batch_its_search_sends(tmp_path, monkeypatch, spec, probe_batch):
+    # A player by time measured `auto` at the probe's cap (32) while calling the network with 4
+    # leaves: on a CPU where bf16 wins only at larger batches, the arena's timed players would
+    # run a precision `play` does not.
+    import alphazero.engine.factory as factory
+    from alphazero.nn.checkpoint import build_network, save_checkpoint
+    from alphazero.nn.config import model_preset
+
+    path = tmp_path / "net.pt"
+    save_checkpoint(path, build_network(model_preset("tiny")))
+    asked = []
+    real = factory.build_evaluator
+
+    def recording(*args, probe_batch=None, **kwargs):
+        asked.append(probe_batch)
+        return real(*args, probe_batch=probe_batch, precision="fp32", **{k: v for k, v in kwargs.items() if k != "precision"})
+
+    monkeypatch.setattr(factory, "build_evaluator", recording)
+    make_player(f"mcts:checkpoint={path},{spec},device=cpu")
+    assert asked == [probe_batch]
