@@ -10,6 +10,7 @@ import textwrap
 import numpy as np
 
 from alphazero.arena.players import Player
+from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 
 
@@ -24,6 +25,20 @@ def random_game_states(games: int, seed: int) -> list[GameState]:
             legal = state.legal_actions()
             state = state.play(legal[int(rng.integers(len(legal)))])
     return states
+
+
+def game_with_a_pass(seed: int) -> tuple[list[int], GameState]:
+    """(actions from the start up to just after a forced pass, the position they reach) from the
+    uniformly random games of `seed`: the first such game whose pass does not end it."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state, actions = GameState.start(), []
+        while not state.is_over():
+            action = state.legal_actions()[int(rng.integers(len(state.legal_actions())))]
+            actions.append(action)
+            state = state.play(action)
+            if action == PASS and not state.is_over():
+                return actions, state
 
 
 def sample_positions(count: int, seed: int, games: int = 120) -> list[GameState]:

@@ -2,7 +2,6 @@
 
 import textwrap
 
-import numpy as np
 import pytest
 
 from alphazero.arena.gtp_client import (
@@ -20,7 +19,7 @@ from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import BLACK, WHITE, GameState
 from alphazero.othello.notation import parse_square
 
-from tests.arena.helpers import fake_engine, random_game_states
+from tests.arena.helpers import fake_engine, game_with_a_pass, random_game_states
 
 # ----------------------------------------------------------------------------------------------
 # Parsing and failure paths, with scripted engines
@@ -197,22 +196,9 @@ def test_grhino_self_play_from_a_random_opening_ends_with_our_final_margin(gtp_r
         assert engine.final_score() == state.black_margin()
 
 
-def _game_with_a_pass(seed):
-    """(start, actions up to just after a forced pass) from the random games of `seed`."""
-    rng = np.random.default_rng(seed)
-    while True:
-        state, actions = GameState.start(), []
-        while not state.is_over():
-            action = state.legal_actions()[int(rng.integers(len(state.legal_actions())))]
-            actions.append(action)
-            state = state.play(action)
-            if action == PASS and not state.is_over():
-                return actions, state
-
-
 @pytest.mark.grhino
 def test_grhino_plays_around_a_forced_pass_it_is_never_told_about(gtp_rhino):
-    actions, state = _game_with_a_pass(seed=21)  # ... C plays, D passes; C to move again
+    actions, state = game_with_a_pass(seed=21)  # ... C plays, D passes; C to move again
     follow_up = state.legal_actions()[0]
     after = state.play(follow_up)
     assert not after.is_over() and not after.must_pass(), "seed 21: a pass at ply 9, the game goes on"

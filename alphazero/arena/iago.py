@@ -1,0 +1,60 @@
+"""Iago, a second external engine for the arena: Debian's cl-reversi (Norvig's PAIP Othello player,
+alpha-beta with killer moves over an approximation of Rosenbloom's Iago evaluation) behind a GTP
+front end (`iago_gtp.lisp` beside this file), run by SBCL.
+
+    apt-get install -y sbcl cl-reversi
+    python -m alphazero.arena mcts:checkpoint=checkpoints/warmstart.pt,simulations=100 \\
+        'gtp:"python -m alphazero.arena.iago --depth 6",name=iago-6' --pairs 10
+
+Why a second engine: strength measured against GRhino alone can be strength against GRhino's
+weaknesses; Iago is another family (a fixed-depth search over an edge-table evaluation, no
+opening book), deterministic from a given position. Its depth is its level (1-39 plies; the
+search is exhaustive near the end, where it reaches the game's end: a win/loss/draw search, not
+an exact score). It answers GTP like GRhino: told every move, never a pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+LISP_FRONT_END = Path(__file__).with_name("iago_gtp.lisp")
+CL_REVERSI = Path("/usr/share/common-lisp/source/reversi/")
+MAX_DEPTH = 39  # cl-reversi keeps one board per ply in a 40-board array
+
+
+def sbcl_command(depth: int, sbcl: str) -> list[str]:
+    """SBCL loading cl-reversi through ASDF (its compile messages sent to stderr, so that stdout
+    carries GTP alone) and then serving GTP at `depth`."""
+    load = (
+        "(let ((*standard-output* *error-output*)) "
+        "(handler-bind ((warning (function muffle-warning))) "
+        f'(require :asdf) (push #p"{CL_REVERSI}/" (symbol-value (find-symbol "*CENTRAL-REGISTRY*" :asdf))) '
+        '(funcall (find-symbol "LOAD-SYSTEM" :asdf) :reversi) '
+        f'(load "{LISP_FRONT_END}")))'
+    )
+    return [sbcl, "--noinform", "--non-interactive", "--no-sysinit", "--no-userinit",
+            "--eval", load, "--eval", f"(iago-gtp:serve {depth})"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m alphazero.arena.iago", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--depth", type=int, default=6, help=f"search depth in plies, 1-{MAX_DEPTH} (default 6)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.depth <= MAX_DEPTH:
+        parser.error(f"--depth must be 1-{MAX_DEPTH}, got {args.depth}")
+    sbcl = shutil.which("sbcl")
+    if sbcl is None or not (CL_REVERSI / "reversi.asd").is_file():
+        missing = "SBCL (sbcl)" if sbcl is None else f"cl-reversi ({CL_REVERSI}reversi.asd)"
+        print(f"iago: {missing} is not installed; apt-get install -y sbcl cl-reversi", file=sys.stderr)
+        return 2
+    command = sbcl_command(args.depth, sbcl)
+    os.execv(command[0], command)  # the engine replaces this process: the arena talks to SBCL itself
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Iago (Debian's cl-reversi behind `alphazero/arena/iago_gtp.lisp`): the arena's second external
+engine speaks GTP with our squares, colours, passes and final score, and refuses bad commands
+without changing its game. Skipped without SBCL and cl-reversi; the launcher's own refusals are
+tested everywhere."""
+
+import shutil
+import sys
+
+import pytest
+
+from alphazero.arena import iago
+from alphazero.arena.gtp_client import GTPEngine, GTPError, parse_showboard, verify_board_convention
+from alphazero.arena.match import play_match
+from alphazero.arena.openings import random_openings
+from alphazero.arena.players import AlphaBetaPlayer, GameInProgress, GTPPlayer, make_player
+from alphazero.othello.bitboard import PASS
+from alphazero.othello.game import BLACK, GameState
+from alphazero.othello.notation import parse_square
+
+from tests.arena.helpers import game_with_a_pass
+
+
+def _command(depth=2):
+    return f"{sys.executable} -m alphazero.arena.iago --depth {depth}"
+
+
+@pytest.fixture(scope="module")
+def iago_installed():
+    if shutil.which("sbcl") is None or not (iago.CL_REVERSI / "reversi.asd").is_file():
+        pytest.skip("Iago needs SBCL and cl-reversi: apt-get install -y sbcl cl-reversi")
+
+
+def test_the_launcher_names_what_is_missing_and_refuses_a_depth_out_of_range(monkeypatch, capsys):
+    monkeypatch.setattr(iago.shutil, "which", lambda name: None)
+    assert iago.main(["--depth", "4"]) == 2
+    assert "SBCL (sbcl) is not installed; apt-get install -y sbcl cl-reversi" in capsys.readouterr().err
+    for depth in ("0", "40"):
+        with pytest.raises(SystemExit) as stop:
+            iago.main(["--depth", depth])
+        assert stop.value.code == 2
+        assert "--depth must be 1-39" in capsys.readouterr().err
+
+
+def test_iago_shares_our_squares_colours_and_side_to_move(iago_installed):
+    with GTPEngine(_command()) as engine:
+        engine.setup()
+        assert parse_showboard(engine.showboard()) == GameState.start()
+        engine.play(BLACK, parse_square("c4"))
+        assert parse_showboard(engine.showboard()) == GameState.start().play(parse_square("c4"))
+        verify_board_convention(engine)  # the same check GTPPlayer runs at start
+
+
+def test_iago_refuses_bad_commands_and_keeps_its_game(iago_installed):
+    with GTPEngine(_command()) as engine:
+        engine.setup()
+        engine.play(BLACK, parse_square("c4"))
+        before = engine.showboard()
+        for command, reason in [
+            ("play black a1", "illegal move"),
+            ("play white c4", "illegal move"),  # an occupied square
+            ("play black pass", "syntax error"),  # never told a pass, like GRhino
+            ("play purple d3", "syntax error"),
+            ("play black z9", "syntax error"),
+            ("genmove", "syntax error"),
+            ("boardsize 10", "only 8"),
+            ("undo", "unknown command"),
+        ]:
+            with pytest.raises(GTPError, match=reason):
+                engine.command(command)
+        assert engine.showboard() == before
+        assert engine.command("7 name").startswith("Iago")  # a numbered command, as GTP allows
+
+
+def test_iago_plays_random_openings_to_the_end_with_our_rules_and_final_margin(iago_installed):
+    for opening in random_openings(2, 6, seed=3):
+        state = GameState.start()
+        with GTPEngine(_command()) as engine:
+            engine.setup()
+            for action in opening:
+                engine.play(state.color_to_move, action)
+                state = state.play(action)
+            while not state.is_over():
+                if state.must_pass():
+                    assert engine.genmove(state.color_to_move) == PASS  # no legal move: it says pass
+                    state = state.play(PASS)
+                    continue
+                move = engine.genmove(state.color_to_move)
+                assert state.is_legal(move), (move, state)
+                state = state.play(move)
+            assert engine.final_score() == state.black_margin()
+            seen = parse_showboard(engine.showboard())  # its last board, disc for disc
+            assert (seen.black, seen.white) == (state.black, state.white)
+
+
+def test_iago_plays_around_a_forced_pass_it_is_never_told_about(iago_installed):
+    actions, state = game_with_a_pass(seed=21)  # ... C plays, D passes; C to move again
+    follow_up = state.legal_actions()[0]
+    after = state.play(follow_up)
+    player = GTPPlayer(_command())
+    try:
+        move = player.select_moves_in_games([GameInProgress(GameState.start(), tuple(actions), state)])[0]
+        assert state.is_legal(move) and move != PASS
+        history = GameInProgress(GameState.start(), tuple(actions) + (follow_up,), after)
+        assert after.is_legal(player.select_moves_in_games([history])[0])
+    finally:
+        player.close()
+
+
+def test_a_short_match_against_iago_through_the_arena(iago_installed):
+    engine = make_player(f'gtp:"{_command(3)}",processes=2,name=iago-3')
+    try:
+        result = play_match(AlphaBetaPlayer(depth=1), engine, num_pairs=2, seed=6)
+    finally:
+        engine.close()
+    assert result.num_games == 4 and result.wins + result.draws + result.losses == 4
+    for record in result.games:
+        assert record.final_state().is_over()
+    assert result.summary()["player_b"] == "iago-3"
