@@ -26,9 +26,10 @@ CL_REVERSI = Path("/usr/share/common-lisp/source/reversi/")
 MAX_DEPTH = 39  # cl-reversi keeps one board per ply in a 40-board array
 
 
-def sbcl_command(depth: int, sbcl: str) -> list[str]:
+def sbcl_command(depth: int, sbcl: str, seconds: float | None = None) -> list[str]:
     """SBCL loading cl-reversi through ASDF (its compile messages sent to stderr, so that stdout
-    carries GTP alone) and then serving GTP at `depth`."""
+    carries GTP alone) and then serving GTP at `depth` (with `seconds`: deepening within that
+    time a move, up to `depth`)."""
     load = (
         "(let ((*standard-output* *error-output*)) "
         "(handler-bind ((warning (function muffle-warning))) "
@@ -37,22 +38,30 @@ def sbcl_command(depth: int, sbcl: str) -> list[str]:
         f'(load "{LISP_FRONT_END}")))'
     )
     return [sbcl, "--noinform", "--non-interactive", "--no-sysinit", "--no-userinit",
-            "--eval", load, "--eval", f"(iago-gtp:serve {depth})"]
+            "--eval", load, "--eval", f"(iago-gtp:serve {depth}{'' if seconds is None else f' {seconds!r}'})"]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m alphazero.arena.iago", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--depth", type=int, default=6, help=f"search depth in plies, 1-{MAX_DEPTH} (default 6)")
+    parser.add_argument("--depth", type=int, default=None,
+                        help=f"search depth in plies, 1-{MAX_DEPTH} (default 6; with --seconds the deepest it goes, "
+                             f"default {MAX_DEPTH})")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="think this long a move instead: iterative deepening until the time is up, the last "
+                             "finished depth's move played (earlier only at --depth or the end of the game)")
     args = parser.parse_args(argv)
-    if not 1 <= args.depth <= MAX_DEPTH:
-        parser.error(f"--depth must be 1-{MAX_DEPTH}, got {args.depth}")
+    depth = args.depth if args.depth is not None else (6 if args.seconds is None else MAX_DEPTH)
+    if not 1 <= depth <= MAX_DEPTH:
+        parser.error(f"--depth must be 1-{MAX_DEPTH}, got {depth}")
+    if args.seconds is not None and not 0 < args.seconds < 3600:
+        parser.error(f"--seconds must be above 0 and below 3600, got {args.seconds:g}")
     sbcl = shutil.which("sbcl")
     if sbcl is None or not (CL_REVERSI / "reversi.asd").is_file():
         missing = "SBCL (sbcl)" if sbcl is None else f"cl-reversi ({CL_REVERSI}reversi.asd)"
         print(f"iago: {missing} is not installed; apt-get install -y sbcl cl-reversi", file=sys.stderr)
         return 2
-    command = sbcl_command(args.depth, sbcl)
+    command = sbcl_command(depth, sbcl, args.seconds)
     os.execv(command[0], command)  # the engine replaces this process: the arena talks to SBCL itself
 
 

@@ -3,8 +3,8 @@
 ;;;; Iago evaluation: edge stability from a precomputed edge table, current and potential
 ;;;; mobility). It gives the arena an engine of another family than GRhino.
 ;;;;
-;;;; Started by `python -m alphazero.arena.iago --depth D`, which loads this file into SBCL and
-;;;; calls (iago-gtp:serve D). Commands: protocol_version, name, version, known_command,
+;;;; Started by `python -m alphazero.arena.iago --depth D [--seconds S]`, which loads this file into
+;;;; SBCL and calls (iago-gtp:serve D [S]). Commands: protocol_version, name, version, known_command,
 ;;;; list_commands, boardsize (8 only), clear_board, play, genmove, showboard, final_score, quit.
 ;;;; Like GRhino it is told every move and never a pass: `play` and `genmove` may name either
 ;;;; colour, and `genmove` answers `pass` for a colour with no legal move. A malformed or illegal
@@ -50,6 +50,24 @@ which the game's disc count gives (a move a disc, passes aside)."
   (setf reversi::*move-number* (- (+ (discs reversi::black) (discs reversi::white)) 3))
   (funcall (reversi::iago depth) colour *board*))
 
+(defun seconds-since (start)
+  (/ (- (get-internal-real-time) start) internal-time-units-per-second))
+
+(defun choose-move-in-time (colour seconds max-depth)
+  "Iago's move for COLOUR by iterative deepening for SECONDS: depth 1 always ends; each deeper
+search runs until the time is up, when it is dropped and the last finished depth's move is played
+(the search only writes scratch boards, so an interrupted one leaves the game as it was). It stops
+early at MAX-DEPTH or once the depth reaches the end of the game (deeper searches the same tree)."
+  (let* ((start (get-internal-real-time))
+         (move (choose-move colour 1)))
+    (loop for depth from 2 to (min max-depth (count reversi::empty *board*))
+          for left = (- seconds (seconds-since start))
+          while (> left 0)
+          do (let ((deeper (handler-case (sb-ext:with-timeout left (choose-move colour depth))
+                             (sb-ext:timeout () nil))))
+               (if deeper (setf move deeper) (return))))
+    move))
+
 (defun showboard ()
   (with-output-to-string (out)
     (format out "~%  A B C D E F G H")
@@ -90,12 +108,15 @@ which the game's disc count gives (a move a disc, passes aside)."
                  (unless start (setf start i))))
     (nreverse words)))
 
-(defun answer (command arguments depth)
+(defun answer (command arguments depth seconds)
   "(values ok text) for one command; ok NIL makes a `?` answer. Changes nothing unless ok."
   (flet ((fail (text) (return-from answer (values nil text))))
     (cond
       ((string= command "protocol_version") (values t "2"))
-      ((string= command "name") (values t (format nil "Iago (cl-reversi, PAIP) depth ~D" depth)))
+      ((string= command "name")
+       (values t (if seconds
+                     (format nil "Iago (cl-reversi, PAIP) ~A s a move, depth at most ~D" seconds depth)
+                     (format nil "Iago (cl-reversi, PAIP) depth ~D" depth))))
       ((string= command "version") (values t "1"))
       ((string= command "known_command")
        (values t (if (member (first arguments) *commands* :test #'equal) "true" "false")))
@@ -118,7 +139,7 @@ which the game's disc count gives (a move a disc, passes aside)."
          (cond ((or (/= (length arguments) 1) (null colour))
                 (fail (format nil "syntax error: genmove <black|white>, got ~S" arguments)))
                ((not (reversi::any-legal-move? colour *board*)) (values t "pass"))
-               (t (let ((square (choose-move colour depth)))
+               (t (let ((square (if seconds (choose-move-in-time colour seconds depth) (choose-move colour depth))))
                     (play-move colour square)
                     (values t (vertex-of square)))))))
       ((string= command "showboard") (values t (showboard)))
@@ -126,15 +147,16 @@ which the game's disc count gives (a move a disc, passes aside)."
       ((string= command "quit") (values t ""))
       (t (fail (format nil "unknown command: ~A" command))))))
 
-(defun serve (depth)
-  "Answer GTP on standard input until `quit` or the end of input."
+(defun serve (depth &optional seconds)
+  "Answer GTP on standard input until `quit` or the end of input; each move searched to DEPTH, or,
+with SECONDS, deepened within that time up to DEPTH."
   (loop for line = (read-line *standard-input* nil nil)
         while line
         do (let* ((words (split (let ((hash (position #\# line))) (if hash (subseq line 0 hash) line))))
                   (id (when (and words (every #'digit-char-p (first words))) (pop words))))
              (when words
                (multiple-value-bind (ok text)
-                   (handler-case (answer (string-downcase (first words)) (rest words) depth)
+                   (handler-case (answer (string-downcase (first words)) (rest words) depth seconds)
                      (error (condition) (values nil (format nil "internal error: ~A" condition))))
                  (format t "~C~@[~A~] ~A~%~%" (if ok #\= #\?) id text)
                  (finish-output)

@@ -5,6 +5,7 @@ tested everywhere."""
 
 import shutil
 import sys
+import time
 
 import pytest
 
@@ -39,6 +40,11 @@ def test_the_launcher_names_what_is_missing_and_refuses_a_depth_out_of_range(mon
             iago.main(["--depth", depth])
         assert stop.value.code == 2
         assert "--depth must be 1-39" in capsys.readouterr().err
+    for seconds in ("0", "-1", "nan", "4000"):
+        with pytest.raises(SystemExit) as stop:
+            iago.main(["--seconds", seconds])
+        assert stop.value.code == 2
+        assert "--seconds must be above 0 and below 3600" in capsys.readouterr().err
 
 
 def test_iago_shares_our_squares_colours_and_side_to_move(iago_installed):
@@ -90,6 +96,28 @@ def test_iago_plays_random_openings_to_the_end_with_our_rules_and_final_margin(i
             assert engine.final_score() == state.black_margin()
             seen = parse_showboard(engine.showboard())  # its last board, disc for disc
             assert (seen.black, seen.white) == (state.black, state.white)
+
+
+def test_iago_by_time_deepens_until_its_time_is_up_and_plays_a_legal_move(iago_installed):
+    """`--seconds`: an interrupted deeper search leaves the game as it was and the last finished
+    depth's move is played. The bounds are loose on purpose (a busy machine): the lower one holds
+    because no depth up to the cap of 39 can finish in the middlegame, the upper is a hang check."""
+    opening = random_openings(1, 12, seed=4)[0]
+    state = GameState.start()
+    with GTPEngine(f"{sys.executable} -m alphazero.arena.iago --seconds 0.3") as engine:
+        engine.setup()
+        assert "0.3 s a move" in engine.command("name")
+        for action in opening:
+            engine.play(state.color_to_move, action)
+            state = state.play(action)
+        before = engine.showboard()
+        started = time.monotonic()
+        move = engine.genmove(state.color_to_move)
+        thought = time.monotonic() - started
+        assert state.is_legal(move) and move != PASS
+        assert 0.3 <= thought < 10.0, thought
+        after = parse_showboard(engine.showboard())
+        assert (after.black, after.white) == (state.play(move).black, state.play(move).white), before
 
 
 def test_iago_plays_around_a_forced_pass_it_is_never_told_about(iago_installed):
