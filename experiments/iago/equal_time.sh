@@ -1,7 +1,7 @@
 #!/bin/bash
 # The shipped networks against Iago at equal time per move: SECONDS a move each side (the networks
 # `mcts:...,seconds=S` on one torch thread, Iago `--seconds S`), PAIRS paired random 4-ply openings
-# (seed 0), the networks against Iago only (--gauntlet). Two shards, one pinned to each core with
+# (seed 0): the networks play Iago and each other (--gauntlet: Iago does not play itself). Two shards, one pinned to each core with
 # taskset (Iago's SBCL inherits it), one game at a time in each, so the two sides of a game take
 # turns on one core and never think at once. Resumable from the games log.
 #
