@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--seconds must be above 0 and below 3600, got {args.seconds:g}")
     sbcl = shutil.which("sbcl")
     if sbcl is None or not (CL_REVERSI / "reversi.asd").is_file():
-        missing = "SBCL (sbcl)" if sbcl is None else f"cl-reversi ({CL_REVERSI}reversi.asd)"
+        missing = "SBCL (sbcl)" if sbcl is None else f"cl-reversi ({CL_REVERSI / 'reversi.asd'})"
         print(f"iago: {missing} is not installed; apt-get install -y sbcl cl-reversi", file=sys.stderr)
         return 2
     command = sbcl_command(depth, sbcl, args.seconds)

@@ -31,10 +31,14 @@ def iago_installed():
         pytest.skip("Iago needs SBCL and cl-reversi: apt-get install -y sbcl cl-reversi")
 
 
-def test_the_launcher_names_what_is_missing_and_refuses_a_depth_out_of_range(monkeypatch, capsys):
+def test_the_launcher_names_what_is_missing_and_refuses_a_depth_or_time_out_of_range(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(iago.shutil, "which", lambda name: None)
     assert iago.main(["--depth", "4"]) == 2
     assert "SBCL (sbcl) is not installed; apt-get install -y sbcl cl-reversi" in capsys.readouterr().err
+    monkeypatch.setattr(iago.shutil, "which", lambda name: "/usr/bin/sbcl")
+    monkeypatch.setattr(iago, "CL_REVERSI", tmp_path)  # no reversi.asd there
+    assert iago.main([]) == 2
+    assert f"cl-reversi ({tmp_path / 'reversi.asd'}) is not installed" in capsys.readouterr().err
     for depth in ("0", "40"):
         with pytest.raises(SystemExit) as stop:
             iago.main(["--depth", depth])
