@@ -41,6 +41,72 @@ def game_with_a_pass(seed: int) -> tuple[list[int], GameState]:
                 return actions, state
 
 
+def tell_opening(engine, opening) -> GameState:
+    """Set a GTP engine up and tell it the moves of `opening`; returns the position they reach."""
+    engine.setup()
+    state = GameState.start()
+    for action in opening:
+        engine.play(state.color_to_move, action)
+        state = state.play(action)
+    return state
+
+
+def engine_plays_itself_to_the_end(engine, opening) -> GameState:
+    """The engine told `opening`, then asked for both sides' moves to the end of the game: every
+    move legal by our rules, `pass` answered for a side with no move (a pass it is never told: it
+    skips the side by itself). Returns the final position."""
+    state = tell_opening(engine, opening)
+    while not state.is_over():
+        if state.must_pass():
+            assert engine.genmove(state.color_to_move) == PASS  # no legal move: the engine says pass
+            state = state.play(PASS)
+            continue
+        move = engine.genmove(state.color_to_move)
+        assert state.is_legal(move), (move, state)
+        state = state.play(move)
+    return state
+
+
+def check_engine_plays_around_a_forced_pass(command: str) -> None:
+    """A GTP engine is never told a pass (see `alphazero.arena.gtp_client`): after a forced pass in a
+    random game, an engine playing the side that moves twice is told its last move and asked again,
+    and one playing the other side is told two moves of the same colour in a row. Both must answer
+    legal moves, and a forced pass is answered by the player without asking the engine."""
+    from alphazero.arena.players import GameInProgress, GTPPlayer
+
+    actions, state = game_with_a_pass(seed=21)  # ... C plays, D passes; C to move again
+    follow_up = state.legal_actions()[0]
+    after = state.play(follow_up)
+    assert not after.is_over() and not after.must_pass(), "seed 21: a pass at ply 9, the game goes on"
+    player = GTPPlayer(command)
+    try:
+        move = player.select_moves_in_games([GameInProgress(GameState.start(), tuple(actions), state)])[0]
+        assert state.is_legal(move) and move != PASS
+        history = GameInProgress(GameState.start(), tuple(actions) + (follow_up,), after)
+        assert after.is_legal(player.select_moves_in_games([history])[0])
+        forced = next(s for s in random_game_states(30, seed=9) if s.must_pass())
+        assert player.select_move(forced) == PASS
+    finally:
+        player.close()
+
+
+def check_short_arena_match(spec: str, opponent: Player):
+    """Two paired openings of `opponent` against the arena player `spec` (an external engine): four
+    finished games. Returns the match result."""
+    from alphazero.arena.match import play_match
+    from alphazero.arena.players import make_player
+
+    engine = make_player(spec)
+    try:
+        result = play_match(opponent, engine, num_pairs=2, seed=6)
+    finally:
+        engine.close()
+    assert result.num_games == 4 and result.wins + result.draws + result.losses == 4
+    for record in result.games:
+        assert record.final_state().is_over()
+    return result
+
+
 def sample_positions(count: int, seed: int, games: int = 120) -> list[GameState]:
     """`count` unfinished positions from random games, every forced-pass position found included."""
     states = random_game_states(games, seed)

@@ -12,14 +12,19 @@ from alphazero.arena.gtp_client import (
     parse_vertex,
     verify_board_convention,
 )
-from alphazero.arena.match import play_match
 from alphazero.arena.openings import random_openings
-from alphazero.arena.players import AlphaBetaPlayer, GameInProgress, GTPPlayer, make_player
+from alphazero.arena.players import AlphaBetaPlayer, GTPPlayer
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import BLACK, WHITE, GameState
 from alphazero.othello.notation import parse_square
 
-from tests.arena.helpers import fake_engine, game_with_a_pass, random_game_states
+from tests.arena.helpers import (
+    check_engine_plays_around_a_forced_pass,
+    check_short_arena_match,
+    engine_plays_itself_to_the_end,
+    fake_engine,
+    random_game_states,
+)
 
 # ----------------------------------------------------------------------------------------------
 # Parsing and failure paths, with scripted engines
@@ -179,42 +184,14 @@ def test_grhino_quirks_passes_rejected_and_pass_for_the_colour_not_on_move(gtp_r
 
 @pytest.mark.grhino
 def test_grhino_self_play_from_a_random_opening_ends_with_our_final_margin(gtp_rhino):
-    opening = random_openings(1, 6, seed=3)[0]
-    state = GameState.start()
     with GTPEngine(_rhino(gtp_rhino)) as engine:
-        engine.setup()
-        for action in opening:
-            engine.play(state.color_to_move, action)
-            state = state.play(action)
-        while not state.is_over():
-            if state.must_pass():
-                state = state.play(PASS)  # the engine skips the side by itself
-                continue
-            move = engine.genmove(state.color_to_move)
-            assert state.is_legal(move), (move, state)
-            state = state.play(move)
+        state = engine_plays_itself_to_the_end(engine, random_openings(1, 6, seed=3)[0])
         assert engine.final_score() == state.black_margin()
 
 
 @pytest.mark.grhino
 def test_grhino_plays_around_a_forced_pass_it_is_never_told_about(gtp_rhino):
-    actions, state = game_with_a_pass(seed=21)  # ... C plays, D passes; C to move again
-    follow_up = state.legal_actions()[0]
-    after = state.play(follow_up)
-    assert not after.is_over() and not after.must_pass(), "seed 21: a pass at ply 9, the game goes on"
-    player = GTPPlayer(_rhino(gtp_rhino))
-    try:
-        # GRhino is C, moving right after the pass: told C's last move, then asked for C again.
-        move = player.select_moves_in_games([GameInProgress(GameState.start(), tuple(actions), state)])[0]
-        assert state.is_legal(move) and move != PASS
-        # GRhino is D, after C moved twice in a row: replayed as two consecutive `play C ...`.
-        history = GameInProgress(GameState.start(), tuple(actions) + (follow_up,), after)
-        assert after.is_legal(player.select_moves_in_games([history])[0])
-        # A forced pass is answered by the player itself, without asking the engine.
-        forced = [s for s in random_game_states(30, seed=9) if s.must_pass()][0]
-        assert player.select_move(forced) == PASS
-    finally:
-        player.close()
+    check_engine_plays_around_a_forced_pass(_rhino(gtp_rhino))
 
 
 @pytest.mark.grhino
@@ -239,14 +216,7 @@ def test_grhino_follows_a_game_given_only_positions_one_move_at_a_time(gtp_rhino
 
 @pytest.mark.grhino
 def test_a_short_match_against_grhino_level_1_through_the_arena(gtp_rhino):
-    grhino = make_player(f'gtp:"{_rhino(gtp_rhino)}",processes=2')
-    try:
-        result = play_match(AlphaBetaPlayer(depth=2), grhino, num_pairs=2, seed=6)
-    finally:
-        grhino.close()
-    assert result.num_games == 4 and result.wins + result.draws + result.losses == 4
-    for record in result.games:
-        assert record.final_state().is_over()
+    result = check_short_arena_match(f'gtp:"{_rhino(gtp_rhino)}",processes=2', AlphaBetaPlayer(depth=2))
     assert result.summary()["player_b"].startswith("gtp(")
 
 
