@@ -26,6 +26,15 @@ CL_REVERSI = Path("/usr/share/common-lisp/source/reversi/")
 MAX_DEPTH = 39  # cl-reversi keeps one board per ply in a 40-board array
 
 
+def missing_requirement() -> str | None:
+    """What of SBCL and cl-reversi is not installed (a message naming it), or None."""
+    if shutil.which("sbcl") is None:
+        return "SBCL (sbcl) is not installed"
+    if not (CL_REVERSI / "reversi.asd").is_file():
+        return f"cl-reversi ({CL_REVERSI / 'reversi.asd'}) is not installed"
+    return None
+
+
 def sbcl_command(depth: int, sbcl: str, seconds: float | None = None) -> list[str]:
     """SBCL loading cl-reversi through ASDF (its compile messages sent to stderr, so that stdout
     carries GTP alone) and then serving GTP at `depth` (with `seconds`: deepening within that
@@ -56,12 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--depth must be 1-{MAX_DEPTH}, got {depth}")
     if args.seconds is not None and not 0 < args.seconds < 3600:
         parser.error(f"--seconds must be above 0 and below 3600, got {args.seconds:g}")
-    sbcl = shutil.which("sbcl")
-    if sbcl is None or not (CL_REVERSI / "reversi.asd").is_file():
-        missing = "SBCL (sbcl)" if sbcl is None else f"cl-reversi ({CL_REVERSI / 'reversi.asd'})"
-        print(f"iago: {missing} is not installed; apt-get install -y sbcl cl-reversi", file=sys.stderr)
+    missing = missing_requirement()
+    if missing is not None:
+        print(f"iago: {missing}; apt-get install -y sbcl cl-reversi", file=sys.stderr)
         return 2
-    command = sbcl_command(depth, sbcl, args.seconds)
+    command = sbcl_command(depth, shutil.which("sbcl"), args.seconds)
     os.execv(command[0], command)  # the engine replaces this process: the arena talks to SBCL itself
 
 

@@ -3,7 +3,6 @@ engine speaks GTP with our squares, colours, passes and final score, and refuses
 without changing its game. Skipped without SBCL and cl-reversi; the launcher's own refusals are
 tested everywhere."""
 
-import shutil
 import sys
 import time
 
@@ -31,8 +30,9 @@ def _command(depth=2):
 
 @pytest.fixture(scope="module")
 def iago_installed():
-    if shutil.which("sbcl") is None or not (iago.CL_REVERSI / "reversi.asd").is_file():
-        pytest.skip("Iago needs SBCL and cl-reversi: apt-get install -y sbcl cl-reversi")
+    missing = iago.missing_requirement()
+    if missing is not None:
+        pytest.skip(f"Iago needs SBCL and cl-reversi ({missing}): apt-get install -y sbcl cl-reversi")
 
 
 def test_the_launcher_names_what_is_missing_and_refuses_a_depth_or_time_out_of_range(monkeypatch, capsys, tmp_path):
@@ -109,8 +109,8 @@ def test_iago_by_time_deepens_until_its_time_is_up_and_plays_a_legal_move(iago_i
         thought = time.monotonic() - started
         assert state.is_legal(move) and move != PASS
         assert 0.25 <= thought < 10.0, thought
-        after = parse_showboard(engine.showboard())
-        assert (after.black, after.white) == (state.play(move).black, state.play(move).white), before
+        seen, played = parse_showboard(engine.showboard()), state.play(move)
+        assert (seen.black, seen.white) == (played.black, played.white), before
 
 
 def test_iago_plays_around_a_forced_pass_it_is_never_told_about(iago_installed):
