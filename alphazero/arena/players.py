@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import action_name, format_board_text
 from alphazero.arena.player_interface import GameInProgress, Player, _require_playable  # noqa: F401 - re-exported: every player's base
+
+if TYPE_CHECKING:
+    from alphazero.mcts.config import MCTSConfig
 
 
 class RandomPlayer(Player):

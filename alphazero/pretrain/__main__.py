@@ -16,7 +16,6 @@ The result loads everywhere a checkpoint is taken:
 
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 

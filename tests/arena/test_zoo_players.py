@@ -2,7 +2,6 @@
 network gets its game's moves), MCTS for the board-only ones, a one-line refusal of MCTS for the
 history network."""
 
-import numpy as np
 import pytest
 import torch
 

@@ -1,7 +1,6 @@
 """Playout cap randomisation: selfplay.playout_cap_fraction / playout_cap_small, the policy mask
 in records and shards, and the trainer's policy loss that skips masked rows."""
 
-import json
 import sys
 from pathlib import Path
 

@@ -89,7 +89,6 @@ def test_discount_out_of_range_names_the_key():
 
 @pytest.mark.parametrize("discount", [0.0, 0.3])
 def test_self_play_with_a_discount_plays_legal_games_and_drops_unlinked_nodes(discount):
-    from alphazero.mcts.evaluator import UniformEvaluator
     from alphazero.selfplay.games import SelfPlayRunner
 
     cfg = MCTSConfig(simulations=16, reuse_root_visit_discount=discount)

@@ -1,14 +1,11 @@
 """The arena's MCTS players and the play/GTP choosers solve endgames by default: at 1 simulation
 they play an exact best move once the position is within `MCTSConfig.endgame_solve_empties`."""
 
-import numpy as np
-import pytest
 
 from alphazero.arena.players import make_player
 from alphazero.mcts.config import MCTSConfig
 from alphazero.othello.game import GameState
 from alphazero.play.choosers import SearchSettings, build_chooser
-from alphazero.solver.solver import Solver
 from tests.solver.reference import child, minimax, random_position
 
 

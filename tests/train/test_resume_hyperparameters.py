@@ -2,7 +2,6 @@
 momentum or weight decay is applied (and said), a changed optimizer is refused in one line, and
 the learning-rate schedules count their steps as documented."""
 
-import numpy as np
 import pytest
 import torch
 
