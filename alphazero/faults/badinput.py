@@ -326,6 +326,10 @@ def checkpoint_cases(rng: np.random.Generator, work_dir: Path, count: int) -> li
         ("format version 99", {"format_version": 99, "model_config": {}, "state_dict": {}}),
         ("a model_config of the wrong type", {"format_version": 1, "model_config": [1, 2], "state_dict": {}}),
         ("unknown model_config keys", {"format_version": 1, "model_config": {"blocks": 2, "wings": 4}, "state_dict": {}}),
+        ("a model_config stored as a string", {"format_version": 1, "model_config": "tiny", "state_dict": {}}),
+        ("a state_dict that is a list", {"format_version": 1, "model_config": tiny.cfg.to_dict(), "state_dict": [1, 2]}),
+        ("a state_dict entry that is not a tensor", {**torch.load(good_path, weights_only=True), "state_dict": {**tiny.state_dict(), "policy_fc.bias": 5}}),
+        ("NaN weights", {**torch.load(good_path, weights_only=True), "state_dict": {k: torch.full_like(v, float("nan")) if v.is_floating_point() else v for k, v in tiny.state_dict().items()}}),
     ):
         buffer = io.BytesIO()
         torch.save(payload, buffer)
