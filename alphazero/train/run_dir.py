@@ -90,6 +90,8 @@ def lock_holder(run_dir: Path) -> str | None:
 def check(run_dir: Path, resume: bool) -> None:
     """Refuse a start that does not fit the directory, touching nothing: resume needs a run there,
     a new run needs none, and nobody may be using it."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunDirectoryError(f"run.dir {run_dir} is a file, not a directory; choose a directory (new or holding a run)")
     has_run = holds_run(run_dir)
     if resume and not has_run:
         raise RunDirectoryError(f"run.resume=true but {run_dir} holds no run (no checkpoints/best.json); drop run.resume or fix run.dir")

@@ -66,10 +66,13 @@ def check_command_line(argv: list[str], config_dir: str, program: Program | None
     except HydraException as error:
         raise StartRefused(f"cannot parse the overrides: {_one_line(error)}") from None
     moves_hydra_dir = False
+    hydra_run_dir = None  # a literal hydra.run.dir=DIR: the directory a single run will use
     for override in parsed:
         key = override.key_or_group
         if key.startswith("hydra") or override.package is not None:
             moves_hydra_dir = moves_hydra_dir or key.startswith("hydra")
+            if key == "hydra.run.dir" and not override.is_sweep_override() and isinstance(override.value(), str):
+                hydra_run_dir = override.value()
             continue
         if not override.is_delete():
             check_known_key(key, override.input_line, program.schema)
@@ -80,7 +83,9 @@ def check_command_line(argv: list[str], config_dir: str, program: Program | None
         raw = compose_raw(job, config_dir, program)
         cfg = typed_config(raw, program)
         if moves_hydra_dir:
-            continue  # hydra.run.dir / hydra.sweep.* put the run elsewhere: the job itself checks it
+            if not args.multirun and hydra_run_dir is not None and "${" not in hydra_run_dir:
+                program.check_run(cfg, Path(hydra_run_dir))  # the directory Hydra is about to create
+            continue  # otherwise (interpolations, hydra.sweep.*) the job itself checks where it lands
         if getattr(cfg.run, "resume", False) and _names_the_time(raw):
             raise StartRefused(
                 "run.resume=true without run.dir: give the directory of the run to continue, run.dir=DIR "

@@ -135,6 +135,19 @@ def test_an_unreadable_latest_pt_is_refused_naming_the_newest_readable_numbered_
         check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true"], CONF_DIR)
 
 
+def test_a_run_dir_that_is_a_file_is_refused_naming_it(tmp_path):
+    (tmp_path / "notes.txt").write_text("not a run")
+    with pytest.raises(StartRefused, match=r"run.dir .*notes.txt is a file, not a directory"):
+        check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'notes.txt'}"], CONF_DIR)
+
+
+def test_a_literal_hydra_run_dir_is_checked_like_run_dir(tmp_path):
+    with pytest.raises(StartRefused, match=r"run.resume=true but .*elsewhere holds no run"):
+        check_command_line(["experiment=smoke", f"hydra.run.dir={tmp_path / 'elsewhere'}", "run.resume=true"], CONF_DIR)
+    check_command_line(["experiment=smoke", f"hydra.run.dir={tmp_path / 'elsewhere'}"], CONF_DIR)  # a new run there: fine
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.skipif(not WARMSTART.is_file(), reason="checkpoints/warmstart.pt not in this checkout")
 def test_init_from_a_network_of_another_model_is_refused(tmp_path):
     with pytest.raises(StartRefused, match=r"warmstart.pt does not match the model config"):
@@ -151,6 +164,7 @@ def test_init_from_a_network_of_another_model_is_refused(tmp_path):
         (["mcts.simulations=-5"], ["mcts.simulations", "-5"]),
         (["run.resume=true", "run.dir=missing"], ["run.resume=true", "missing"]),
         (["run.resume=true"], ["run.resume=true without run.dir", "run.dir=DIR"]),
+        (["run.resume=true", "hydra.run.dir=moved"], ["run.resume=true", "moved", "holds no run"]),
     ],
 )
 def test_a_refused_training_start_creates_nothing(overrides, words, tmp_path):

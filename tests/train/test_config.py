@@ -74,6 +74,13 @@ def test_negative_simulations_fail_with_the_key():
     assert "mcts.simulations" in str(err.value)
 
 
+@pytest.mark.parametrize("override, key", [("train.lr=inf", "train.lr"), ("train.lr=1e999", "train.lr"),
+                                           ("train.weight_decay=inf", "train.weight_decay")])
+def test_an_infinite_value_is_refused_naming_the_key(override, key):
+    with pytest.raises(ConfigValueError, match=f"{key} must be .*, got inf"):
+        to_typed(_compose([override]))
+
+
 def test_bad_choice_lists_the_valid_ones():
     with pytest.raises(ConfigValueError) as err:
         to_typed(_compose(["train.optimizer=adam"]))
