@@ -31,6 +31,7 @@ and, for moves, the ply.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -171,7 +172,9 @@ def _record_from_raw(raw: RawGame, source: str) -> GameRecord:
         try:
             komi = float(metadata["KM"])
         except ValueError:
-            raise _error(source, number, raw.offset, f"KM[{metadata['KM']}] is not a number") from None
+            komi = math.nan
+        if not math.isfinite(komi):  # inf and nan parse as floats but make every result meaningless
+            raise _error(source, number, raw.offset, f"KM[{metadata['KM']}] is not a finite number")
 
     state = start
     actions: list[int] = []

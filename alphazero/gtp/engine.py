@@ -26,6 +26,7 @@ its new state first and commits it only when nothing can fail any more.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import traceback
@@ -347,9 +348,11 @@ class GTPEngine:
         """Accepted and ignored: Othello has no komi (controllers written for Go send one)."""
         self._expect(args, 1, "komi <value>")
         try:
-            float(args[0])
+            komi = float(args[0])
         except ValueError:
-            raise GTPError(f"syntax error: komi must be a number, got {_quote(args[0])}") from None
+            komi = math.nan
+        if not math.isfinite(komi):
+            raise GTPError(f"syntax error: komi must be a finite number, got {_quote(args[0])}")
         return ""
 
     def cmd_play(self, args):

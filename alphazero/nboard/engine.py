@@ -233,8 +233,8 @@ class NBoardEngine:
         elif what == "contempt":
             try:
                 self.contempt = int(float(value))
-            except ValueError:
-                raise NBoardError(f"set contempt: expected a number, got {_quote(value)}") from None
+            except (ValueError, OverflowError):  # OverflowError: inf and 1e999 have no integer
+                raise NBoardError(f"set contempt: expected a finite number, got {_quote(value)}") from None
         else:
             self._diagnose(f"set {_quote(what)} is not known to this engine; ignored")
 

@@ -492,7 +492,7 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
 
     path = Path(checkpoint)
     if not path.is_file():
-        raise NoAIError(f"checkpoint {str(path)!r} does not exist")
+        raise NoAIError(f"checkpoint {str(path)!r} {'is not a file' if path.exists() else 'does not exist'}")
     try:
         network = load_network(path, device=settings.device)
     except CheckpointError as err:

@@ -38,10 +38,12 @@ class Budget:
         def number(value, name, kind, low, high):
             if value in (None, ""):
                 return None
+            if kind is int and isinstance(value, float) and not value.is_integer():
+                raise InputError(f"{name} must be a whole number, got {value!r}")  # int() would truncate it
             try:
                 parsed = kind(value)
-            except (TypeError, ValueError):
-                raise InputError(f"{name} must be a number, got {str(value)[:40]!r}") from None
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"{name} must be a {'whole ' if kind is int else ''}number, got {str(value)[:40]!r}") from None
             if isinstance(value, bool) or not (low <= parsed <= high) or (kind is float and not math.isfinite(parsed)):
                 raise InputError(f"{name} must be between {low} and {high}, got {value!r}")
             return parsed
@@ -69,9 +71,11 @@ class Engines:
     def chooser(self, checkpoint: str | None) -> SearchChooser:
         """The SearchChooser of `checkpoint` (the default when empty), loaded once per file
         version; InputError with the loader's one-line reason for a missing or bad file."""
+        if checkpoint is not None and not isinstance(checkpoint, str):
+            raise InputError(f"checkpoint must be a file path (a string), got a {type(checkpoint).__name__}")
         path = Path(checkpoint or self.default_checkpoint).expanduser()
         if not path.is_file():
-            raise InputError(f"checkpoint {str(path)!r} does not exist")
+            raise InputError(f"checkpoint {str(path)!r} {'is not a file' if path.exists() else 'does not exist'}")
         key = (str(path.resolve()), path.stat().st_mtime)
         chooser = self._choosers.get(key)
         if chooser is None:

@@ -92,10 +92,11 @@ class RunReader:
             raise InputError(f"no shard {name!r} in {run / 'replay'} (it may have been pruned)")
         try:
             index = int(index_text)
-            data = self._shard(run, name)
         except ValueError:
             raise InputError(f"bad game id {str(game_id)[:60]!r}: expected SHARD:INDEX") from None
-        except (ShardError, OSError) as err:
+        try:
+            data = self._shard(run, name)
+        except (ShardError, OSError) as err:  # ShardError is a ValueError: caught apart from the id's
             raise InputError(str(err)) from None
         if not 0 <= index < data.num_games:
             raise InputError(f"shard {name} holds {data.num_games} games; there is no game {index}")
@@ -122,6 +123,11 @@ class RunReader:
         if not tb.is_dir():
             return {"strength": {}, "losses": {}, "message": f"{tb} does not exist yet: no curves"}
         scalars = read_scalars(tb)
+        if not scalars:  # TensorBoard's reader skips what it cannot parse without a word
+            files = sorted(p.name for p in tb.glob("events.out.tfevents.*"))
+            message = (f"no curves could be read from {len(files)} event file(s) in {tb} (damaged, or nothing logged yet)"
+                       if files else f"{tb} holds no event files yet: no curves")
+            return {"strength": {}, "losses": {}, "message": message}
         strength_tags = [t for t in FIGURES["strength"] if t in scalars]
         strength_tags += sorted(t for t in scalars if t.startswith(EXTRA_CURVE_PREFIXES) and t not in strength_tags)
         loss_tags = [t for t in FIGURES["losses"] if t in scalars and t.startswith("loss/")]

@@ -118,10 +118,13 @@ def create_app(engines: Engines, run_dir: str | None = None, default_simulations
     @app.post("/api/load")
     def load():
         data = body()
+        requested = data.get("game") or 1
         try:
-            number = int(data.get("game") or 1)
-        except (TypeError, ValueError):
-            raise InputError(f"game number must be an integer, got {str(data.get('game'))[:20]!r}") from None
+            if isinstance(requested, bool) or (isinstance(requested, float) and not requested.is_integer()):
+                raise ValueError  # int() would take True as game 1 and truncate 1.9 to game 1
+            number = int(requested)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"game number must be an integer, got {str(requested)[:20]!r}") from None
         return jsonify(describe(game_from_text(data.get("text", ""), number)))
 
     @app.post("/api/ai_move")

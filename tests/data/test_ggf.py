@@ -164,6 +164,9 @@ def test_bad_move_token_board_result_and_game_type_are_errors():
         parse_ggf("(;GM[Amazons];)")
     with pytest.raises(GgfError, match="property PB appears twice"):
         parse_ggf("(;GM[Othello]PB[a]PB[b];)")
+    for komi in ("abc", "inf", "1e999", "nan"):
+        with pytest.raises(GgfError, match=rf"KM\[{komi}\] is not a finite number"):
+            parse_ggf(f"(;GM[Othello]KM[{komi}];)")
 
 
 def test_result_that_disagrees_with_a_finished_game_is_rejected(samples):

@@ -149,6 +149,8 @@ def test_play_accepts_colours_and_moves_in_any_case():
         ("time_left b 10", "syntax error"),
         ("time_left q 10 0", "syntax error"),
         ("komi abc", "syntax error"),
+        ("komi nan", "syntax error"),
+        ("komi 1e999", "syntax error"),
         ("known_command", "syntax error"),
     ],
 )

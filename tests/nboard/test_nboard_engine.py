@@ -116,10 +116,11 @@ def test_garbage_is_answered_with_a_status_line_and_changes_nothing():
     before = engine.state
     garbage = ["xyzzy", "set depth banana", "set depth 0", "set depth 61", "move Z9", "move F5",
                "set game (;GM[Othello]B[F5", "set game (;GM[Chess];)", "hint -2", "hint many", "\x00\x01\x02",
-               "nboard two", "set colour red", "zz", "ping abc", "é" * 70_000, "set contempt lots"]
+               "nboard two", "set colour red", "zz", "ping abc", "é" * 70_000, "set contempt lots", "set contempt inf", "set contempt 1e999"]
     for line in garbage:
         replies = run(engine, out, line)
         assert replies and all(r.startswith("status ") or r == "pong 0" for r in replies), (line, replies)
+        assert not any("internal error" in r for r in replies), (line, replies)
         assert engine.state == before and not engine.finished
     assert run(engine, out, "ping 3") == ["pong 3"]  # still talking
 

@@ -93,7 +93,7 @@ def test_the_ai_moves_and_the_analysis_says_what_the_network_and_the_search_thin
     assert status == 200 and len(values["black_values"]) == 4
 
 
-def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client, tiny_run, caplog):
+def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client, tiny_run, caplog, tmp_path_factory):
     before = snapshot(tiny_run)
     cases = [
         ("/api/load", {"text": "f5f5"}, "illegal move 'f5' at character 2"),
@@ -106,7 +106,11 @@ def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client,
         ("/api/position", {"moves": ["f5", "xx"]}, "bad square"),
         ("/api/position", {"moves": 42}, "moves must be"),
         ("/api/ai_move", {"moves": [], "checkpoint": "/no/such/net.pt"}, "checkpoint '/no/such/net.pt' does not exist"),
-        ("/api/analyse", {"moves": [], "simulations": "lots"}, "simulations must be a number"),
+        ("/api/ai_move", {"moves": [], "checkpoint": ["a.pt"]}, "checkpoint must be a file path (a string), got a list"),
+        ("/api/ai_move", {"moves": [], "checkpoint": str(tiny_run)}, "is not a file"),
+        ("/api/analyse", {"moves": [], "simulations": "lots"}, "simulations must be a whole number"),
+        ("/api/analyse", {"moves": [], "simulations": 1.7}, "simulations must be a whole number, got 1.7"),
+        ("/api/load", {"text": "f5d6", "game": 1.9}, "game number must be an integer, got '1.9'"),
         ("/api/analyse", {"moves": [], "simulations": 10**9}, "simulations must be between"),
     ]
     with caplog.at_level(logging.WARNING, logger="alphazero.web"):
@@ -118,6 +122,17 @@ def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client,
         assert response.status_code == 400 and "does not exist" in response.get_json()["error"]
         response = client.get(f"/api/run/game?run={tiny_run}&id=shard-9999999999-w0.npz:0")
         assert response.status_code == 400 and "no shard" in response.get_json()["error"]
+        # A shard that cannot be read is named as such, not blamed on the game id.
+        damaged = tmp_path_factory.mktemp("damaged-run")
+        (damaged / "replay").mkdir()
+        (damaged / "replay" / "shard-0000000004-w0.npz").write_bytes(b"not a zip file")
+        response = client.get(f"/api/run/game?run={damaged}&id=shard-0000000004-w0.npz:0")
+        assert response.status_code == 400 and "shard-0000000004-w0.npz" in response.get_json()["error"]
+        assert "bad game id" not in response.get_json()["error"]
+        (damaged / "tb").mkdir()
+        (damaged / "tb" / "events.out.tfevents.1.host").write_bytes(bytes(range(256)) * 4)
+        curves = client.get(f"/api/run/curves?run={damaged}").get_json()
+        assert curves["losses"] == {} and "no curves could be read from 1 event file(s)" in curves["message"]
     logged = caplog.text
     assert "illegal move a1" in logged and "does not exist" in logged and "dangling character" in logged
     assert snapshot(tiny_run) == before
