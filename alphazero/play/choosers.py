@@ -491,9 +491,7 @@ def network_chooser(checkpoint: str | os.PathLike, settings: SearchSettings = Se
     from alphazero.nn.checkpoint import CheckpointError, load_network
 
     path = Path(checkpoint)
-    if not path.is_file():
-        raise NoAIError(f"checkpoint {str(path)!r} {'is not a file' if path.exists() else 'does not exist'}")
-    try:
+    try:  # a missing path or a directory included: load_checkpoint names it
         network = load_network(path, device=settings.device)
     except CheckpointError as err:
         raise NoAIError(str(err)) from None
