@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import time
 from dataclasses import asdict, dataclass, field
@@ -75,6 +76,8 @@ from alphazero.atomic import write_atomic
 from alphazero.data.wthor import WthorReplay, read_wthor_directory, replay_database, wtb_paths
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves, make_move
 from alphazero.othello.history import history_windows
+
+log = logging.getLogger(__name__)
 
 FORMAT = "alphazero-wthor-supervised"
 # 2: game/ply per row and game_actions.npy (the move history); 1 is read without them.
@@ -529,10 +532,14 @@ def write_dataset(
 
 
 def read_manifest(directory: str | os.PathLike) -> dict | None:
+    """The dataset's manifest, or None when it is missing or unreadable (a damaged cache is then
+    rebuilt by `ensure_dataset`, like a missing one)."""
     path = Path(directory) / MANIFEST
-    if not path.exists():
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
-    return json.loads(path.read_text())
+    return manifest if isinstance(manifest, dict) else None
 
 
 def is_current(manifest: dict | None, wthor_dir: str | os.PathLike, options: DatasetOptions) -> bool:
@@ -551,7 +558,7 @@ def load_dataset(directory: str | os.PathLike, mmap: bool = True) -> SupervisedD
     directory = Path(directory)
     manifest = read_manifest(directory)
     if manifest is None or manifest.get("format") != FORMAT:
-        raise FileNotFoundError(f"no supervised dataset in {directory} (missing or foreign {MANIFEST}); build it with build_dataset")
+        raise FileNotFoundError(f"no supervised dataset in {directory} (missing, unreadable or foreign {MANIFEST}); build it with build_dataset")
     version = manifest.get("version")
     if version not in READABLE_VERSIONS:
         raise ValueError(f"{directory / MANIFEST}: dataset version {version}, this code reads versions {READABLE_VERSIONS}: rebuild it")
@@ -585,7 +592,13 @@ def _load_array(directory: Path, split: str, name: str, dtype, expected: int, mm
 def ensure_dataset(
     wthor_dir: str | os.PathLike, out_dir: str | os.PathLike, options: DatasetOptions = DatasetOptions(), progress: bool = True
 ) -> SupervisedDataset:
-    """Load the dataset in `out_dir`, building it first if it is missing or out of date."""
-    if not is_current(read_manifest(out_dir), wthor_dir, options):
-        build_dataset(wthor_dir, out_dir, options, progress=progress)
+    """Load the dataset in `out_dir`, building it first if it is missing or out of date, and again
+    if its files are damaged: the directory is a cache of the WTHOR games, so a truncated array or
+    a garbled manifest (a disk filled or a copy cut short) is rebuilt, not refused."""
+    if is_current(read_manifest(out_dir), wthor_dir, options):
+        try:
+            return load_dataset(out_dir)
+        except (ValueError, OSError) as error:
+            log.warning("the dataset in %s is damaged (%s); rebuilding it from %s", out_dir, error, wthor_dir)
+    build_dataset(wthor_dir, out_dir, options, progress=progress)
     return load_dataset(out_dir)

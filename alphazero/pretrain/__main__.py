@@ -54,9 +54,11 @@ def _refuse(err: Exception) -> None:
 
 
 def _check_start(cfg, run_dir: Path) -> None:
-    """The run directory fits the request and `pretrain.init_from` is a network of the model asked
-    for (reads only; see alphazero.train.startup)."""
-    from alphazero.pretrain.loop import check_directory
+    """The run directory fits the request, `pretrain.init_from` is a network of the model asked
+    for, the teacher loads, and the WTHOR games are there (reads only; see alphazero.train.startup),
+    so a refused start leaves no run directory behind."""
+    from alphazero.nn.checkpoint import CheckpointError
+    from alphazero.pretrain.loop import check_directory, check_teacher, check_wthor_inputs
     from alphazero.train.run_dir import RunDirectoryError
     from alphazero.train.startup import StartRefused, check_init_from
 
@@ -66,6 +68,17 @@ def _check_start(cfg, run_dir: Path) -> None:
         raise StartRefused(str(error)) from None
     if cfg.pretrain.init_from and not cfg.run.resume:
         check_init_from(cfg.pretrain.init_from, cfg.model, "pretrain.init_from")
+    if cfg.pretrain.teacher:
+        try:
+            check_teacher(Path(cfg.pretrain.teacher))
+        except CheckpointError as error:
+            raise StartRefused(f"pretrain.teacher: {error}") from None
+        except ValueError as error:  # a history-reading network: the message names the key
+            raise StartRefused(str(error)) from None
+    try:
+        check_wthor_inputs(cfg.pretrain)
+    except ValueError as error:  # DataFormatError (a damaged file) is a ValueError
+        raise StartRefused(str(error)) from None
 
 
 def main() -> None:

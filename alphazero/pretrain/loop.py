@@ -35,7 +35,8 @@ import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
-from alphazero.data.dataset import ensure_dataset
+from alphazero.data.dataset import ensure_dataset, is_current, read_manifest
+from alphazero.data.wthor import read_wthor_directory
 from alphazero.nn.checkpoint import (
     CheckpointError,
     build_network,
@@ -553,6 +554,37 @@ def check_directory(run_dir: Path, resume: bool) -> None:
     owner = lock_holder(Path(run_dir))
     if owner is not None:
         raise RunDirectoryError(f"run directory {run_dir} is in use by another process ({owner}); stop it or choose another run.dir")
+
+
+def check_wthor_inputs(pre) -> None:
+    """The expert games a new dataset would be built from are there, readable and hold the
+    validation years, else ValueError naming the key to fix. A start check (reads only, a fraction
+    of a second for all of WTHOR): the build itself refuses such inputs only after the run
+    directory exists, and a missing validation year only after minutes of work and hundreds of MB
+    written to the dataset cache. Nothing is read when the cached dataset is current."""
+    wthor_dir, options = pre.resolved_wthor_dir(), pre.dataset_options()
+    if is_current(read_manifest(pre.resolved_dataset_dir()), wthor_dir, options):
+        return
+    try:
+        database = read_wthor_directory(wthor_dir, options.years)
+    except FileNotFoundError as error:
+        raise ValueError(f"{'pretrain.years' if options.years else 'pretrain.wthor_dir'}: {error}") from None
+    if options.split != "year":
+        return
+    present = sorted({int(year) for year in np.unique(database.year)})
+    held_out = set(options.validation_years)
+    missing = sorted(held_out - set(present))
+    span = f"{len(present)} years, {present[0]}-{present[-1]}"
+    if missing:
+        raise ValueError(
+            f"pretrain.validation_years={list(options.validation_years)}: no games of {missing} in {wthor_dir} ({span}); "
+            "choose years that are there"
+        )
+    if set(present) <= held_out:
+        raise ValueError(
+            f"pretrain.validation_years={list(options.validation_years)} holds out every game of {wthor_dir} ({span}): "
+            "nothing is left to train on"
+        )
 
 
 def check_teacher(path: Path):

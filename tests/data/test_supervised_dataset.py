@@ -169,6 +169,28 @@ def test_directory_without_manifest_is_not_a_dataset(wthor_directory, tmp_path):
     assert not [p for p in (tmp_path / "ds").iterdir() if p.name.endswith(".tmp")]
 
 
+@pytest.mark.parametrize("damage", ["garbled manifest", "manifest not an object", "truncated header", "truncated data"])
+def test_a_damaged_dataset_is_rebuilt_from_the_games_not_refused(wthor_directory, tmp_path, damage, caplog):
+    out = tmp_path / "ds"
+    expected = _rows_of(ensure_dataset(wthor_directory, out, progress=False).train)
+    if damage == "garbled manifest":
+        (out / MANIFEST).write_text('{"format": cut sho')
+    elif damage == "manifest not an object":
+        (out / MANIFEST).write_text("[1, 2]")
+    else:
+        array = out / "train_positions.npy"
+        data = array.read_bytes()
+        array.write_bytes(data[:40] if damage == "truncated header" else data[:-8])
+    if "manifest" in damage:
+        assert read_manifest(out) is None  # unreadable = absent: rebuilt like a missing one
+    with caplog.at_level("WARNING", logger="alphazero.data.dataset"):
+        again = ensure_dataset(wthor_directory, out, progress=False)
+    assert _rows_of(again.train) == expected
+    if "truncated" in damage:
+        assert f"the dataset in {out} is damaged" in caplog.text
+    assert _rows_of(load_dataset(out).train) == expected
+
+
 def test_make_move_from_stored_position_gives_the_next_stored_position(wthor_directory, tmp_path):
     build_dataset(wthor_directory, tmp_path / "ds", progress=False)
     train = load_dataset(tmp_path / "ds").train
