@@ -54,9 +54,25 @@ def main(argv: list[str] | None = None) -> int:
     if name not in names:
         print(f"unknown benchmark {name!r}; available: {', '.join(names)} (python -m alphazero.bench --help describes them)", file=sys.stderr)
         return 2
-    result = importlib.import_module(f"alphazero.bench.{name}").main(rest)
+    try:
+        result = importlib.import_module(f"alphazero.bench.{name}").main(rest)
+    except (ValueError, OSError) as error:
+        if not is_documented(error):
+            raise
+        print(f"python -m alphazero.bench {name}: error: {error}", file=sys.stderr)
+        return 2
     print(json.dumps(result), flush=True)
     return 0
+
+
+def is_documented(error: Exception) -> bool:
+    """Whether `error` is one of the project's own refusals, whose message names the problem and
+    where it is (a ValueError subclass defined in alphazero: CheckpointError, ConfigValueError,
+    DataFormatError, ...), or a file that cannot be read (OSError names the path). A plain
+    ValueError from numpy or the standard library is a bug to see with its traceback."""
+    if isinstance(error, OSError):
+        return True
+    return any(cls.__module__.startswith("alphazero.") for cls in type(error).__mro__ if cls is not ValueError)
 
 
 if __name__ == "__main__":

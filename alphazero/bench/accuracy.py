@@ -126,6 +126,8 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.positions < 0:
         parser.error(f"--positions must be >= 0, got {args.positions}")
+    if args.batch_size < 1 or args.threads < 1:
+        parser.error(f"--batch-size and --threads must be >= 1, got {args.batch_size} and {args.threads}")
     if args.against == args.precision:
         parser.error(f"--against {args.against} is the precision being scored; pick the other one")
     torch.set_num_threads(args.threads)

@@ -97,6 +97,11 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     args = parser.parse_args(argv)
+    for name in ("simulations", "games", "threads"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be >= 1, got {getattr(args, name)}")
+    if args.opening_plies < 0:
+        parser.error(f"--opening-plies must be >= 0, got {args.opening_plies}")
     try:
         reaches = [text.strip() for text in args.reach.split(",")]
         configs = {n: parse_reach(n) for n in reaches}
