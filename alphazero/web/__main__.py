@@ -42,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
                              "lets other machines use the board and read files by path)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
     args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:  # the socket layer would take a larger one modulo 65536
+        parser.error(f"--port must be in 0..65535 (0 = any free port), got {args.port}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s: %(message)s", stream=sys.stderr)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     if args.player:
@@ -63,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = SearchSettings(None, None, args.device, args.threads, args.leaves_per_step, args.seed, args.endgame)
     engines = Engines(checkpoint, settings)
     try:
-        engines.chooser(None)  # load the default network now: a bad file is refused before serving
-        if args.run:
+        if args.run:  # first: it takes no time, loading the network does
             RunReader.check_run(args.run)
+        engines.chooser(None)  # load the default network now: a bad file is refused before serving
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

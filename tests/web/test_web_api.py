@@ -164,6 +164,15 @@ def test_the_command_refuses_a_missing_run_or_checkpoint_in_one_line(argument):
     assert result.returncode == 2 and "does not exist" in result.stderr and result.stdout == ""
 
 
+@pytest.mark.parametrize("port", ["65536", "99999", "-1"])
+def test_the_command_refuses_a_port_out_of_range_not_another_port(port):
+    # 99999 used to serve on 34463 (99999 - 65536): the socket layer takes the port modulo 65536.
+    result = subprocess.run([sys.executable, "-m", "alphazero.web", "--port", port],
+                            capture_output=True, text=True, cwd=REPO_ROOT, timeout=60)
+    assert result.returncode == 2 and f"--port must be in 0..65535 (0 = any free port), got {port}" in result.stderr
+    assert "serving" not in result.stdout
+
+
 def test_a_whole_game_through_the_api_against_the_default_network(client):
     """What the page does each turn: the person's move by /api/move, the network's by /api/ai_move."""
     position = post(client, "/api/position", moves=[])[1]
