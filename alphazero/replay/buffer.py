@@ -526,11 +526,39 @@ class ReplayBuffer:
         path = self.directory / PRUNE_LEDGER
         if not path.exists():
             return
-        try:
-            ledger = json.loads(path.read_text(encoding="utf-8"))
-            self._pruned = {key: ledger[key] for key in ("games", "positions", "shards", "last_pruned")}
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise ValueError(f"{path}: not a prune ledger ({error}); expected JSON with games, positions, shards, last_pruned") from error
+        self._pruned = read_prune_ledger(path)
         for name in self._pruned["last_pruned"]:
             (self.directory / name).unlink(missing_ok=True)
         self._ignored.update(self._pruned["last_pruned"])
+
+
+class PruneLedgerError(ValueError):
+    """A `pruned.json` that is not a ledger this buffer wrote: refused rather than guessed at,
+    because its counts feed `total_games` / `total_positions` and its names are files to delete."""
+
+
+_LEDGER_COUNTS = ("games", "positions", "shards")
+
+
+def read_prune_ledger(path: Path) -> dict:
+    """The ledger at `path`, checked: non-negative integer counts, and `last_pruned` naming only
+    shard files (a damaged name such as `../x` or `notes.txt` must never reach `unlink`).
+    Raises PruneLedgerError naming the file and the problem."""
+    expected = "expected JSON with games, positions, shards (integers >= 0) and last_pruned (shard file names)"
+    try:
+        ledger = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise PruneLedgerError(f"{path}: not a prune ledger ({error}); {expected}") from None
+    if not isinstance(ledger, dict):
+        raise PruneLedgerError(f"{path}: not a prune ledger (a JSON {type(ledger).__name__}, not an object); {expected}")
+    missing = [key for key in (*_LEDGER_COUNTS, "last_pruned") if key not in ledger]
+    if missing:
+        raise PruneLedgerError(f"{path}: not a prune ledger (no {', '.join(missing)}); {expected}")
+    for key in _LEDGER_COUNTS:
+        value = ledger[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise PruneLedgerError(f"{path}: not a prune ledger ({key} is {value!r}); {expected}")
+    names = ledger["last_pruned"]
+    if not isinstance(names, list) or not all(isinstance(name, str) and SHARD_NAME.match(name) for name in names):
+        raise PruneLedgerError(f"{path}: not a prune ledger (last_pruned {str(names)[:200]} is not a list of shard file names); {expected}")
+    return {key: ledger[key] for key in (*_LEDGER_COUNTS, "last_pruned")}

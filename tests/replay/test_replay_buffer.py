@@ -285,6 +285,37 @@ def test_restart_finishes_an_interrupted_prune(tmp_path, games):
     assert not any(p.exists() for p in doomed)
 
 
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        (b'{"games": 4, "positions"', "Expecting"),  # truncated
+        (b"\xff\xfe{}", "utf-8"),
+        (b"[]", "a JSON list"),
+        (b'{"games": 4, "positions": 100, "shards": 1}', "no last_pruned"),
+        (b'{"games": "x", "positions": 100, "shards": 1, "last_pruned": []}', "games is 'x'"),
+        (b'{"games": -4, "positions": 100, "shards": 1, "last_pruned": []}', "games is -4"),
+        (b'{"games": 4, "positions": 1.5, "shards": 1, "last_pruned": []}', "positions is 1.5"),
+        (b'{"games": 4, "positions": 100, "shards": 1, "last_pruned": "shard-x"}', "not a list of shard file names"),
+        (b'{"games": 4, "positions": 100, "shards": 1, "last_pruned": [5]}', "not a list of shard file names"),
+        (b'{"games": 4, "positions": 100, "shards": 1, "last_pruned": ["../outside.txt"]}', "not a list of shard file names"),
+        (b'{"games": 4, "positions": 100, "shards": 1, "last_pruned": ["notes.txt"]}', "not a list of shard file names"),
+    ],
+)
+def test_a_damaged_prune_ledger_is_refused_naming_it_and_nothing_is_deleted(tmp_path, games, content, problem):
+    from alphazero.replay.buffer import PruneLedgerError
+
+    replay = tmp_path / "replay"
+    ReplayBuffer(replay, window_positions=10**6).add_games(games[:5], writer_id="w0")
+    (tmp_path / "outside.txt").write_text("not the buffer's")
+    (replay / "notes.txt").write_text("not the buffer's")
+    (replay / PRUNE_LEDGER).write_bytes(content)
+    before = sorted(os.listdir(replay))
+    with pytest.raises(PruneLedgerError, match="pruned.json: not a prune ledger") as caught:
+        ReplayBuffer(replay, window_positions=10**6)
+    assert problem in str(caught.value)
+    assert sorted(os.listdir(replay)) == before and (tmp_path / "outside.txt").exists()
+
+
 def test_a_writer_only_buffer_does_not_load_the_directory(tmp_path, games):
     ReplayBuffer(tmp_path, window_positions=10**6).add_games(games[:5], writer_id="w0")
     worker = ReplayBuffer(tmp_path, window_positions=1, scan=False)
