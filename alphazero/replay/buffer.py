@@ -82,6 +82,25 @@ def remove_stale_tmp_files(directory: Path, older_than_seconds: float) -> list[P
     return removed
 
 
+class ReplayDirectoryError(ValueError):
+    """A replay directory that cannot hold shards: it, or its `quarantine/`, is not a directory."""
+
+
+def _make_replay_directory(directory: Path) -> None:
+    """Create `directory` (and parents) unless it is there; refuse, naming it, a file in the way
+    of it or of its `quarantine/` (found now rather than at the first unreadable shard, mid-run)."""
+    for path in (directory, directory / QUARANTINE_DIR):
+        if path.exists() and not path.is_dir():
+            raise ReplayDirectoryError(
+                f"{path} is a file, not a directory: the replay buffer keeps its shards there (unreadable ones in "
+                f"{QUARANTINE_DIR}/); move the file away"
+            )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise ReplayDirectoryError(f"replay directory {directory} cannot be created: a file is in the way on its path") from None
+
+
 def _checked_writer_id(writer_id) -> str:
     writer_id = str(writer_id)
     if not WRITER_ID.match(writer_id):
@@ -101,7 +120,7 @@ class ShardWriter:
     def __init__(self, directory: str | os.PathLike, writer_id):
         self.directory = Path(directory)
         self.writer_id = _checked_writer_id(writer_id)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        _make_replay_directory(self.directory)
         self._last_sequence = 0
         for name in os.listdir(self.directory):
             base = name[: -len(TMP_SUFFIX)] if name.endswith(TMP_SUFFIX) else name
@@ -283,7 +302,7 @@ class ReplayBuffer:
         self.value_target_q_weight = float(value_target_q_weight)
         self.min_positions_to_sample = max(1, int(min_positions_to_sample))
         self.quarantine_dir = self.directory / QUARANTINE_DIR
-        self.directory.mkdir(parents=True, exist_ok=True)
+        _make_replay_directory(self.directory)
         self._shards: list[_Shard] = []  # every known shard on disk, in name order
         self._names: list[str] = []  # their names, for bisect
         self._rows = _Rows()

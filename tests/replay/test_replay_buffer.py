@@ -2,6 +2,7 @@
 
 import logging
 import os
+import re
 import time
 
 import numpy as np
@@ -314,6 +315,24 @@ def test_a_damaged_prune_ledger_is_refused_naming_it_and_nothing_is_deleted(tmp_
         ReplayBuffer(replay, window_positions=10**6)
     assert problem in str(caught.value)
     assert sorted(os.listdir(replay)) == before and (tmp_path / "outside.txt").exists()
+
+
+@pytest.mark.parametrize("in_the_way", [".", "quarantine"])
+def test_a_file_where_the_replay_or_quarantine_directory_goes_is_refused_naming_it(tmp_path, games, in_the_way):
+    from alphazero.replay.buffer import ReplayDirectoryError
+
+    replay = tmp_path / "replay"
+    if in_the_way == ".":
+        replay.write_text("a file")
+    else:
+        ReplayBuffer(replay, window_positions=10**6).add_games(games[:2], writer_id="w0")
+        (replay / "quarantine").write_text("a file")
+    blocked = (replay / in_the_way).resolve()
+    for start in (lambda: ReplayBuffer(replay, window_positions=10**6), lambda: ShardWriter(replay, "w1")):
+        with pytest.raises(ReplayDirectoryError, match=re.escape(f"{blocked} is a file, not a directory")):
+            start()
+    with pytest.raises(ReplayDirectoryError, match="a file is in the way"):
+        ReplayBuffer(tmp_path / "replay" / "below" if in_the_way == "." else replay / "quarantine" / "x", window_positions=10)
 
 
 def test_a_writer_only_buffer_does_not_load_the_directory(tmp_path, games):
