@@ -17,12 +17,16 @@ only adds positions after any given one), so shards that leave are dropped from 
 
 Counters. `total_games` / `total_positions` count every shard ever admitted, including those that
 `prune()` deleted: prune records what it deletes in `pruned.json` (written atomically before any
-file goes), and a restart finishes an interrupted prune by deleting the files it lists.
+file goes), and a restart finishes an interrupted prune by deleting the files it lists. A prune
+locks the directory and adds to the ledger on disk, not to its own copy, so two buffers pruning
+one directory count each shard once.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -519,22 +523,36 @@ class ReplayBuffer:
         doomed, kept = self._shards[:cut], self._shards[cut:]
         if not doomed:
             return []
-        self._pruned = {
-            "games": self._pruned["games"] + sum(s.num_games for s in doomed),
-            "positions": self._pruned["positions"] + sum(s.num_positions for s in doomed),
-            "shards": self._pruned["shards"] + len(doomed),
-            "last_pruned": [s.name for s in doomed],
-        }
-        self._write_prune_ledger()
         self._shards, self._names = kept, [s.name for s in kept]
         self._ignored.update(s.name for s in doomed)
-        removed = []
-        for shard in doomed:
-            path = self.directory / shard.name
-            path.unlink(missing_ok=True)
-            removed.append(path)
-        fsync_directory(self.directory)
+        with _directory_lock(self.directory):
+            self._catch_up_with_ledger()
+            # A doomed shard already gone was pruned (and counted in the ledger) or quarantined by
+            # another process over this directory since this one listed it: not ours to count.
+            doomed = [s for s in doomed if (self.directory / s.name).exists()]
+            if not doomed:
+                return []
+            self._pruned = {
+                "games": self._pruned["games"] + sum(s.num_games for s in doomed),
+                "positions": self._pruned["positions"] + sum(s.num_positions for s in doomed),
+                "shards": self._pruned["shards"] + len(doomed),
+                "last_pruned": [s.name for s in doomed],
+            }
+            self._write_prune_ledger()
+            removed = []
+            for shard in doomed:
+                path = self.directory / shard.name
+                path.unlink(missing_ok=True)
+                removed.append(path)
+            fsync_directory(self.directory)
         return removed
+
+    def _catch_up_with_ledger(self) -> None:
+        """Take the counts from the ledger on disk (finishing its deletes), not from this buffer's
+        copy: another buffer over the directory may have pruned since, and adding to a stale copy
+        would drop its shards from the counters for good. Called with the directory locked."""
+        if (self.directory / PRUNE_LEDGER).exists():
+            self._load_prune_ledger()
 
     def _write_prune_ledger(self) -> None:
         path = self.directory / PRUNE_LEDGER
@@ -549,6 +567,18 @@ class ReplayBuffer:
         for name in self._pruned["last_pruned"]:
             (self.directory / name).unlink(missing_ok=True)
         self._ignored.update(self._pruned["last_pruned"])
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: Path):
+    """An exclusive flock on `directory` itself, held by a prune from reading the ledger to its
+    last unlink, so two buffers pruning one directory count each shard once."""
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 class PruneLedgerError(ValueError):

@@ -335,6 +335,24 @@ def test_a_file_where_the_replay_or_quarantine_directory_goes_is_refused_naming_
         ReplayBuffer(tmp_path / "replay" / "below" if in_the_way == "." else replay / "quarantine" / "x", window_positions=10)
 
 
+@pytest.mark.parametrize("first", ["keeps_less", "keeps_more"])
+def test_two_buffers_pruning_one_directory_count_every_shard_once(tmp_path, games, first):
+    writer = ReplayBuffer(tmp_path, window_positions=10**6)
+    for chunk in chunks(games[:24], 4):
+        writer.add_games(chunk, writer_id="w0")
+    per_shard = writer._shards[0].num_positions
+    buffers = {
+        "keeps_less": ReplayBuffer(tmp_path, window_positions=2 * per_shard),
+        "keeps_more": ReplayBuffer(tmp_path, window_positions=4 * per_shard),
+    }
+    second = "keeps_more" if first == "keeps_less" else "keeps_less"
+    buffers[first].prune()
+    buffers[second].prune()  # its ledger was read before the first prune
+    assert len(list_shards(tmp_path)) == 2
+    restarted = ReplayBuffer(tmp_path, window_positions=10**6)
+    assert (restarted.total_games, restarted.total_positions) == (24, writer.total_positions)
+
+
 def test_a_writer_only_buffer_does_not_load_the_directory(tmp_path, games):
     ReplayBuffer(tmp_path, window_positions=10**6).add_games(games[:5], writer_id="w0")
     worker = ReplayBuffer(tmp_path, window_positions=1, scan=False)
