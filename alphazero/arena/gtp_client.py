@@ -24,6 +24,7 @@ for the engine to start and gets at least STARTUP_TIMEOUT.
 from __future__ import annotations
 
 import collections
+import math
 import queue
 import shlex
 import subprocess
@@ -40,6 +41,11 @@ DEFAULT_TIMEOUT = 60.0
 # slow answer, so the first one may take up to this long whatever the per-command limit.
 STARTUP_TIMEOUT = 300.0
 COLOR_NAMES = {BLACK: "black", WHITE: "white"}
+# Bounds on what an engine's output may make us hold: a broken engine printing without end (a
+# line with no newline, or line after line with no answer in them) fails its command instead of
+# filling memory until the time limit. A real answer is a few lines (showboard: about ten).
+MAX_LINE_CHARS = 64 * 1024
+MAX_ANSWER_LINES = 1000
 
 
 class GTPError(RuntimeError):
@@ -57,9 +63,12 @@ class GTPEngine:
         self.argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.argv:
             raise ValueError("empty GTP engine command")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0:
+            raise ValueError(f"GTP timeout must be a number of seconds > 0, got {timeout!r}")
         self.name = name or " ".join(self.argv)
         self.timeout = timeout
-        self._lines: queue.Queue = queue.Queue()
+        # Bounded: an engine that prints without end blocks on its pipe instead of growing the queue.
+        self._lines: queue.Queue = queue.Queue(maxsize=MAX_ANSWER_LINES)
         self._stderr: collections.deque = collections.deque(maxlen=40)
         self._pending: list[str] = []
         self._broken: str | None = None
@@ -71,6 +80,8 @@ class GTPEngine:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
+                encoding="utf-8",
+                errors="replace",  # bytes that are not UTF-8 show up in the error, not as a dead reader thread
                 bufsize=1,
             )
         except OSError as err:
@@ -81,8 +92,15 @@ class GTPEngine:
 
     @staticmethod
     def _pump(stream, sink):
-        """Move lines from a pipe into `sink` (stdout: a queue read with a timeout); None marks EOF."""
-        for line in stream:
+        """Move lines from a pipe into `sink` (stdout: a queue read with a timeout); None marks EOF.
+        A line is cut at MAX_LINE_CHARS (the rest is read and dropped), so no line is held whole."""
+        while True:
+            line = stream.readline(MAX_LINE_CHARS)
+            if not line:
+                break
+            if not line.endswith("\n"):
+                while (rest := stream.readline(MAX_LINE_CHARS)) and not rest.endswith("\n"):
+                    pass
             sink(line.rstrip("\r\n"))
         sink(None)
 
@@ -128,10 +146,13 @@ class GTPEngine:
             if line.strip() == "" and lines:
                 break
             lines.append(line)
+            # Checked as the lines come, not once the blank line ends the answer: garbage may never end.
+            if lines[0][:1] not in ("=", "?"):
+                self._fail(command, "the answer does not start with '=' or '?'", lines)
+            if len(lines) > MAX_ANSWER_LINES:
+                self._fail(command, f"the answer runs past {MAX_ANSWER_LINES} lines with no blank line to end it", lines[:20] + ["..."])
         self._answered = True
         head = lines[0]
-        if head[:1] not in ("=", "?"):
-            self._fail(command, "the answer does not start with '=' or '?'", lines)
         # Strip the status character and an optional numeric id ("=12 text").
         first = head[1:].lstrip("0123456789").strip()
         text = "\n".join([first] + lines[1:]).strip("\n")

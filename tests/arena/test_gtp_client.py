@@ -1,6 +1,8 @@
 """GTP client: fake engines for the failure paths (no GRhino needed), GRhino for the real quirks."""
 
+import re
 import textwrap
+import time
 
 import pytest
 
@@ -51,6 +53,37 @@ def test_a_garbled_answer_names_the_command_and_the_output():
         engine.setup()
     with pytest.raises(GTPError, match="unusable"):
         engine.clear_board()
+
+
+@pytest.mark.parametrize(
+    "script, reason",
+    [
+        # Garbage without end: refused at its first line, not after the (startup) time limit.
+        ('while True: print("garbage", flush=True)', "does not start with '=' or '?'"),
+        ('while True: print("= garbage", flush=True)', "runs past 1000 lines"),
+        ('sys.stdout.buffer.write(b"\\xff\\xfe= ok\\n\\n"); sys.stdout.flush()', "does not start with '=' or '?'"),
+    ],
+)
+def test_an_engine_printing_garbage_fails_at_once_naming_it(script, reason):
+    engine = GTPEngine(fake_engine(script), timeout=60)
+    started = time.monotonic()
+    with pytest.raises(GTPError, match=rf"(?s)failed on 'boardsize 8': [^\n]*{re.escape(reason)}"):
+        engine.setup()
+    assert time.monotonic() - started < 30, "not left to the time limit"
+
+
+def test_an_endless_line_is_read_in_bounded_pieces(monkeypatch):
+    from alphazero.arena import gtp_client
+
+    monkeypatch.setattr(gtp_client, "MAX_LINE_CHARS", 100)
+    engine = GTPEngine(fake_engine('sys.stdout.write("=" + "x" * 100000 + "\\n\\n"); sys.stdout.flush()'), timeout=60)
+    assert engine.command("boardsize 8") == "x" * 99, "the line's first MAX_LINE_CHARS characters, the rest dropped"
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("nan"), float("inf")])
+def test_a_timeout_that_is_no_number_of_seconds_is_refused(timeout):
+    with pytest.raises(ValueError, match="GTP timeout must be a number of seconds > 0"):
+        GTPEngine("true", timeout=timeout)
 
 
 def test_a_dying_engine_reports_the_command_exit_code_and_stderr():
