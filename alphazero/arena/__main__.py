@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from alphazero.arena.game_log import GameLog
 from alphazero.arena.ladder import play_ladder
@@ -135,6 +136,22 @@ def _openings(parser, args):
         parser.error(f"--openings: {err}")
 
 
+def _check_output_files(parser, args, options: tuple[str, ...]) -> None:
+    """Refuse, before any game is played, a file option naming a directory or a path under a file:
+    otherwise it fails when first written, which for --out, --save-ggf and --save-transcripts is
+    after the whole match, its games lost with a traceback."""
+    for option in options:
+        value = getattr(args, option[2:].replace("-", "_"))
+        if not value:
+            continue
+        path = Path(value)
+        if path.is_dir():
+            parser.error(f"{option} {value}: is a directory; give a file name")
+        blocking = next((parent for parent in path.parents if parent.exists()), None)
+        if blocking is not None and not blocking.is_dir():
+            parser.error(f"{option} {value}: {blocking} is a file, not a directory")
+
+
 def _game_log(args) -> GameLog | None:
     return GameLog(args.games_log) if args.games_log else None
 
@@ -142,6 +159,7 @@ def _game_log(args) -> GameLog | None:
 def run_match(argv) -> int:
     parser = match_parser()
     args = parser.parse_args(argv)
+    _check_output_files(parser, args, ("--games-log", "--save-ggf", "--save-transcripts"))
     openings = _openings(parser, args)
     players = _make_players(parser, [args.player_a, args.player_b])
     try:
@@ -171,6 +189,7 @@ def run_ladder(argv) -> int:
     args = parser.parse_args(argv)
     if len(args.players) < 2:
         parser.error(f"a ladder needs at least 2 players, got {len(args.players)}")
+    _check_output_files(parser, args, ("--games-log", "--results", "--out"))
     openings = _openings(parser, args)
     players = _make_players(parser, args.players)
     try:

@@ -37,7 +37,7 @@ class GameLog:
         if not self.path.exists():
             return {}
         out: dict[GameKey, list[int]] = {}
-        for number, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
+        for number, line in numbered_lines(self.path):
             if not line.strip():
                 continue
             try:
@@ -46,7 +46,7 @@ class GameLog:
                     continue
                 key, actions = _checked_game(row)
             except (ValueError, KeyError, TypeError, IllegalMoveError, NotationError) as err:
-                print(f"warning: {self.path}:{number}: unusable game record ignored, the game will be played again ({err})", file=sys.stderr)
+                print(f"warning: {self.path}:{number}: unusable game record ignored, the game will be played again ({line_problem(err)})", file=sys.stderr)
                 continue
             out[key] = actions
         return out
@@ -62,6 +62,24 @@ class GameLog:
             "black_margin": int(black_margin),
         }
         append_json_line(self.path, row)
+
+
+def line_problem(err: Exception) -> str:
+    """What is wrong with a log line, in words: a KeyError's text is only the key (`'player_b'`)."""
+    return f"no field {err}" if isinstance(err, KeyError) else str(err)
+
+
+def numbered_lines(path: Path) -> list[tuple[int, str | bytes]]:
+    """(line number, text) of a JSON-lines log, each line decoded on its own: a line that is not
+    UTF-8 (a flipped byte) comes back as its bytes, which `json.loads` then refuses with that line's
+    number, instead of one decode error, naming no file, for the whole log."""
+    out = []
+    for number, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+        try:
+            out.append((number, raw.decode("utf-8")))
+        except UnicodeDecodeError:
+            out.append((number, raw))
+    return out
 
 
 def _checked_game(row: dict) -> tuple[GameKey, list[int]]:

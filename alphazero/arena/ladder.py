@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.arena.elo import fit_ratings
-from alphazero.arena.game_log import GameLog
+from alphazero.arena.game_log import GameLog, line_problem, numbered_lines
 from alphazero.arena.match import MatchResult, check_shard, play_match
 from alphazero.arena.openings import random_openings
 from alphazero.arena.players import Player
@@ -203,7 +203,7 @@ def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]
     if not path.exists():
         return {}
     out = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in numbered_lines(path):
         if not line.strip():
             continue
         try:
@@ -216,7 +216,7 @@ def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]
             )
             matches_openings = row["openings"] == openings_key
         except (ValueError, KeyError, TypeError) as err:
-            print(f"warning: {path}:{number}: unreadable ladder result ignored ({err})", file=sys.stderr)
+            print(f"warning: {path}:{number}: unreadable ladder result ignored ({line_problem(err)})", file=sys.stderr)
             continue
         if matches_openings:
             out[key] = result

@@ -84,6 +84,17 @@ def test_a_restarted_ladder_reuses_the_matches_in_its_results_file(tmp_path):
     assert len(results.read_text().splitlines()) == 3  # two matches + the torn line
 
 
+def test_a_results_line_with_bytes_that_are_not_utf8_is_ignored_alone(tmp_path, capsys):
+    results = tmp_path / "ladder.jsonl"
+    first = play_ladder([RandomPlayer(seed=1), AlphaBetaPlayer(depth=1), GreedyPlayer()], num_pairs=2, seed=4, results_path=results)
+    lines = results.read_bytes().split(b"\n")
+    lines[0] = b"\xff" + lines[0][1:]
+    results.write_bytes(b"\n".join(lines))
+    again = play_ladder([RandomPlayer(seed=1), AlphaBetaPlayer(depth=1), _MustNotPlay()], num_pairs=2, seed=4, results_path=results)
+    assert again.matches[(0, 1)].wins == first.matches[(0, 1)].wins, "the damaged match is played again"
+    assert "ladder.jsonl:1: unreadable ladder result ignored" in capsys.readouterr().err
+
+
 def test_the_ladder_table_says_who_gave_and_who_suffered_the_wipeouts(tmp_path):
     results = tmp_path / "ladder.jsonl"
     ladder = play_ladder([RandomPlayer(seed=0), AlphaBetaPlayer(depth=2)], num_pairs=20, seed=1, results_path=results)

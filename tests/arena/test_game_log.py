@@ -78,6 +78,41 @@ def test_torn_and_damaged_lines_are_reported_and_their_games_played_again(tmp_pa
     assert len(log.finished_games("greedy", "alphabeta(depth=1)")) == 4, "a torn last line does not swallow the next record"
 
 
+def test_a_line_with_bytes_that_are_not_utf8_is_reported_alone_and_its_game_played_again(tmp_path, capsys):
+    path = tmp_path / "games.jsonl"
+    log = GameLog(path)
+    play_match(GreedyPlayer(), AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=log)
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = lines[1][:40] + b"\xff\xfe" + lines[1][42:]
+    missing = json.loads(lines[2])
+    del missing["player_b"]
+    lines[2] = json.dumps(missing).encode()
+    path.write_bytes(b"\n".join(lines))
+    assert len(log.finished_games("greedy", "alphabeta(depth=1)")) == 2, "the other lines still count"
+    err = capsys.readouterr().err
+    assert "games.jsonl:2: unusable game record ignored" in err and "utf-8" in err
+    assert "games.jsonl:3: unusable game record ignored, the game will be played again (no field 'player_b')" in err
+
+
+@pytest.mark.parametrize(
+    "option, ladder",
+    [("--games-log", False), ("--save-ggf", False), ("--save-transcripts", False), ("--results", True), ("--out", True),
+     ("--games-log", True)],
+)
+def test_an_output_file_that_cannot_be_written_is_refused_before_any_game(tmp_path, capsys, option, ladder):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for path, problem in ((tmp_path, "is a directory"), (blocker / "x.out", f"{blocker} is a file, not a directory")):
+        argv = (["ladder"] if ladder else []) + ["greedy", "random", "--pairs", "1", option, str(path)]
+        with pytest.raises(SystemExit) as caught:
+            arena_main(argv)
+        assert caught.value.code == 2
+        captured = capsys.readouterr()
+        assert f"error: {option} {path}: {problem}" in captured.err and "Traceback" not in captured.err
+        assert captured.out == "", "refused before a game was played"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
 def test_concurrency_must_be_positive():
     with pytest.raises(ValueError, match="concurrency"):
         play_match(GreedyPlayer(), GreedyPlayer(), num_pairs=1, concurrency=0)
