@@ -550,9 +550,14 @@ class ReplayBuffer:
     def _catch_up_with_ledger(self) -> None:
         """Take the counts from the ledger on disk (finishing its deletes), not from this buffer's
         copy: another buffer over the directory may have pruned since, and adding to a stale copy
-        would drop its shards from the counters for good. Called with the directory locked."""
-        if (self.directory / PRUNE_LEDGER).exists():
+        would drop its shards from the counters for good. Called with the directory locked. A
+        ledger damaged since this buffer read it is rewritten from this buffer's copy, not obeyed."""
+        if not (self.directory / PRUNE_LEDGER).exists():
+            return
+        try:
             self._load_prune_ledger()
+        except PruneLedgerError as error:
+            log.warning("%s; rewriting it from this buffer's counts", error)
 
     def _write_prune_ledger(self) -> None:
         path = self.directory / PRUNE_LEDGER

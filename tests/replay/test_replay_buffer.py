@@ -353,6 +353,18 @@ def test_two_buffers_pruning_one_directory_count_every_shard_once(tmp_path, game
     assert (restarted.total_games, restarted.total_positions) == (24, writer.total_positions)
 
 
+def test_a_ledger_damaged_while_the_buffer_runs_is_rewritten_by_its_next_prune(tmp_path, games, caplog):
+    buffer = ReplayBuffer(tmp_path, window_positions=positions_of(games[:10]))
+    for chunk in chunks(games, 5):
+        buffer.add_games(chunk, writer_id="w0")
+    buffer.prune(keep_positions=buffer.total_positions - positions_of(games[:15]))
+    (tmp_path / PRUNE_LEDGER).write_text('{"games": 4, "posit')
+    with caplog.at_level(logging.WARNING, logger="alphazero.replay.buffer"):
+        assert buffer.prune()
+    assert any("not a prune ledger" in r.getMessage() for r in caplog.records)
+    assert ReplayBuffer(tmp_path, window_positions=10**6).total_games == 60
+
+
 def test_a_writer_only_buffer_does_not_load_the_directory(tmp_path, games):
     ReplayBuffer(tmp_path, window_positions=10**6).add_games(games[:5], writer_id="w0")
     worker = ReplayBuffer(tmp_path, window_positions=1, scan=False)
