@@ -31,12 +31,16 @@ class GameLog:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
 
-    def finished_games(self, player_a: str, player_b: str) -> dict[GameKey, list[int]]:
+    def finished_games(self, player_a: str, player_b: str, identity_a: str = "", identity_b: str = "") -> dict[GameKey, list[int]]:
         """The logged games between `player_a` (as A) and `player_b`: key -> actions (opening
-        included). Later lines win over earlier ones for the same key."""
+        included). Later lines win over earlier ones for the same key. A game logged with another
+        identity for either player (`Player.identity`: another network under the same name) is
+        not theirs and is played again; a line without identities (logged before they were
+        recorded) is taken on its names."""
         if not self.path.exists():
             return {}
         out: dict[GameKey, list[int]] = {}
+        others = 0
         for number, line in numbered_lines(self.path):
             if not line.strip():
                 continue
@@ -44,14 +48,24 @@ class GameLog:
                 row = json.loads(line)
                 if row["player_a"] != player_a or row["player_b"] != player_b:
                     continue
+                if not (same_identity(row.get("identity_a"), identity_a) and same_identity(row.get("identity_b"), identity_b)):
+                    others += 1
+                    continue
                 key, actions = _checked_game(row)
             except (ValueError, KeyError, TypeError, IllegalMoveError, NotationError) as err:
                 print(f"warning: {self.path}:{number}: unusable game record ignored, the game will be played again ({line_problem(err)})", file=sys.stderr)
                 continue
             out[key] = actions
+        if others:
+            print(
+                f"warning: {self.path}: {others} logged games of {player_a} vs {player_b} were played by another network "
+                "under the same name (its checkpoint differs): they will be played again; name=LABEL in a player spec "
+                "or another --games-log keeps both", file=sys.stderr,
+            )
         return out
 
-    def append(self, player_a: str, player_b: str, opening, a_is_black: bool, actions, black_margin: int) -> None:
+    def append(self, player_a: str, player_b: str, opening, a_is_black: bool, actions, black_margin: int,
+               identity_a: str = "", identity_b: str = "") -> None:
         """Record one finished game (durable when this returns)."""
         row = {
             "player_a": player_a,
@@ -61,7 +75,15 @@ class GameLog:
             "moves": format_transcript(actions, explicit_passes=True),
             "black_margin": int(black_margin),
         }
+        row.update({key: value for key, value in (("identity_a", identity_a), ("identity_b", identity_b)) if value})
         append_json_line(self.path, row)
+
+
+def same_identity(logged, current: str) -> bool:
+    """Whether a logged player identity can be the current player's: equal, or either unknown."""
+    if logged is not None and not isinstance(logged, str):
+        raise TypeError(f"an identity must be text, got {logged!r}")
+    return not logged or not current or logged == current
 
 
 def line_problem(err: Exception) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from alphazero.arena.elo import fit_ratings
-from alphazero.arena.game_log import GameLog, line_problem, numbered_lines
+from alphazero.arena.game_log import GameLog, line_problem, numbered_lines, same_identity
 from alphazero.arena.match import MatchResult, check_shard, play_match
 from alphazero.arena.openings import random_openings
 from alphazero.arena.players import Player
@@ -158,17 +158,22 @@ def play_ladder(
     done = _read_results(results_path, openings_key) if results_path else {}
     matches: dict[tuple[int, int], MatchResult] = {}
     for i, j in pairings:
-        cached = done.get((names[i], names[j]))
-        if cached is not None:
+        cached, logged_identities = done.get((names[i], names[j]), (None, ("", "")))
+        if cached is not None and all(map(same_identity, logged_identities, (players[i].identity, players[j].identity))):
             matches[(i, j)] = cached
             continue
+        if cached is not None:
+            print(
+                f"warning: {results_path}: the match {names[i]} vs {names[j]} there was played by another network under "
+                "the same name (its checkpoint differs): it is played again", file=sys.stderr,
+            )
         result = play_match(
             players[i], players[j], num_pairs, seed=seed, openings=openings, progress=progress, game_log=game_log,
             concurrency=concurrency, shard=shard,
         )
         matches[(i, j)] = result
         if results_path:
-            _append_result(results_path, names[i], names[j], openings_key, result)
+            _append_result(results_path, names[i], names[j], openings_key, result, players[i].identity, players[j].identity)
         if progress:
             print(
                 f"ladder {len(matches)}/{len(pairings)}: {names[i]} vs {names[j]}: {result.score:.3f} "
@@ -187,18 +192,21 @@ def _openings_key(openings: list) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _append_result(path, name_a: str, name_b: str, openings_key: str, result: MatchResult) -> None:
+def _append_result(path, name_a: str, name_b: str, openings_key: str, result: MatchResult, identity_a: str = "",
+                   identity_b: str = "") -> None:
     line = {
         "player_a": name_a, "player_b": name_b, "openings": openings_key,
         "wins": result.wins, "draws": result.draws, "losses": result.losses,
         "wipeouts": result.wipeouts, "a_wiped_out": result.a_wiped_out, "b_wiped_out": result.b_wiped_out,
         "seconds": round(result.seconds, 2),
     }
+    line.update({key: value for key, value in (("identity_a", identity_a), ("identity_b", identity_b)) if value})
     append_json_line(path, line)
 
 
-def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]:
-    """Finished matches of an earlier run of the same ladder; a torn last line is ignored."""
+def _read_results(path, openings_key: str) -> dict[tuple[str, str], tuple[MatchResult, tuple[str, str]]]:
+    """Finished matches of an earlier run of the same ladder, each with the players' identities
+    as logged ('' where the line has none); a torn last line is ignored."""
     path = Path(path)
     if not path.exists():
         return {}
@@ -215,11 +223,14 @@ def _read_results(path, openings_key: str) -> dict[tuple[str, str], MatchResult]
                 a_wiped_out=_optional_int(row.get("a_wiped_out")), b_wiped_out=_optional_int(row.get("b_wiped_out")),
             )
             matches_openings = row["openings"] == openings_key
+            identities = tuple(row.get(field) or "" for field in ("identity_a", "identity_b"))
+            if not all(isinstance(identity, str) for identity in identities):
+                raise TypeError(f"identities must be text, got {identities!r}")
         except (ValueError, KeyError, TypeError) as err:
             print(f"warning: {path}:{number}: unreadable ladder result ignored ({line_problem(err)})", file=sys.stderr)
             continue
         if matches_openings:
-            out[key] = result
+            out[key] = (result, identities)
     return out
 
 

@@ -157,7 +157,8 @@ def play_match(
         check_shard(shard)
     openings = _select_openings(num_pairs, opening_plies, seed, openings)
     names = _distinct_names(player_a, player_b)
-    logged = game_log.finished_games(*names) if game_log is not None else {}
+    identities = (player_a.identity, player_b.identity)
+    logged = game_log.finished_games(*names, *identities) if game_log is not None else {}
     games = []
     for pair, opening in enumerate(openings):
         state = play_opening(opening)
@@ -203,7 +204,8 @@ def play_match(
         if game_log is not None:
             for game in live:
                 if game.state.is_over():
-                    game_log.append(names[0], names[1], game.opening, game.a_is_black, game.actions, game.state.black_margin())
+                    game_log.append(names[0], names[1], game.opening, game.a_is_black, game.actions, game.state.black_margin(),
+                                    *identities)
         newly_finished = len(live) - len(still_live)
         finished += newly_finished
         if concurrency:

@@ -22,9 +22,15 @@ class GameInProgress:
 
 
 class Player:
-    """Base class. Subclasses implement `select_moves`; `name` labels the player in results."""
+    """Base class. Subclasses implement `select_moves`; `name` labels the player in results.
+
+    `identity` is what the name does not say and the games depend on: for a network player, a
+    digest of its checkpoint file ('' where the name says it all). Game logs and ladder results
+    keep it beside the name, so a resume never takes games that another network played under the
+    same name (`runs/X/checkpoints/best.pt` after training moved on, two `x.pt` in two folders)."""
 
     name: str = "player"
+    identity: str = ""
 
     def select_moves(self, states: Sequence[GameState]) -> list[int]:
         """A legal action for each state (PASS when forced). States must not be finished games."""

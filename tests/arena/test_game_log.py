@@ -14,7 +14,7 @@ class CountingPlayer(Player):
     """Wraps a player and counts the positions it is asked about (to see which games were played)."""
 
     def __init__(self, inner: Player, fail_after: int | None = None):
-        self.inner, self.name, self.calls, self.fail_after = inner, inner.name, 0, fail_after
+        self.inner, self.name, self.identity, self.calls, self.fail_after = inner, inner.name, inner.identity, 0, fail_after
 
     def select_moves(self, states):
         self.calls += len(states)
@@ -179,3 +179,52 @@ def test_a_sharded_ladder_records_no_results_but_fills_the_log_for_the_whole_lad
     assert arena_main(common + ["--results", str(results), "--progress"]) == 0
     assert capsys.readouterr().err.count("4 of 4 games taken from") == 3
     assert len(results.read_text().splitlines()) == 3
+
+
+class _Labelled(GreedyPlayer):
+    """Greedy under a chosen name and identity: stands for a network player (its identity is its
+    checkpoint's digest), without loading one."""
+
+    def __init__(self, name: str, identity: str):
+        self.name, self.identity = name, identity
+
+
+def test_games_another_network_played_under_the_same_name_are_played_again(tmp_path, capsys):
+    log = GameLog(tmp_path / "games.jsonl")
+    play_match(_Labelled("mcts(x.pt,simulations=1)", "aaaa"), AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=log)
+    rows = [json.loads(line) for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    assert {row["identity_a"] for row in rows} == {"aaaa"} and not any("identity_b" in row for row in rows)
+
+    same = CountingPlayer(_Labelled("mcts(x.pt,simulations=1)", "aaaa"))
+    play_match(same, AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=log)
+    assert same.calls == 0, "the same network: its logged games are taken"
+
+    other = CountingPlayer(_Labelled("mcts(x.pt,simulations=1)", "bbbb"))
+    capsys.readouterr()
+    result = play_match(other, AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=log)
+    assert other.calls > 0 and result.num_games == 4
+    assert "4 logged games of mcts(x.pt,simulations=1) vs alphabeta(depth=1) were played by another network" in capsys.readouterr().err
+
+
+def test_games_logged_before_identities_were_recorded_are_taken_on_their_names(tmp_path):
+    path = tmp_path / "games.jsonl"
+    play_match(_Labelled("mcts(x.pt,simulations=1)", ""), AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=GameLog(path))
+    assert "identity" not in path.read_text()
+    player = CountingPlayer(_Labelled("mcts(x.pt,simulations=1)", "cccc"))
+    play_match(player, AlphaBetaPlayer(depth=1), num_pairs=2, seed=3, game_log=GameLog(path))
+    assert player.calls == 0
+
+
+def test_a_ladder_results_file_replays_a_match_of_another_network_under_the_same_name(tmp_path, capsys):
+    from alphazero.arena.ladder import play_ladder
+
+    results = tmp_path / "results.jsonl"
+    play_ladder([_Labelled("net", "aaaa"), AlphaBetaPlayer(depth=1)], num_pairs=1, results_path=results)
+    again = CountingPlayer(_Labelled("net", "aaaa"))
+    play_ladder([again, AlphaBetaPlayer(depth=1)], num_pairs=1, results_path=results)
+    assert again.calls == 0
+    other = CountingPlayer(_Labelled("net", "bbbb"))
+    capsys.readouterr()
+    play_ladder([other, AlphaBetaPlayer(depth=1)], num_pairs=1, results_path=results)
+    assert other.calls > 0
+    assert "the match net vs alphabeta(depth=1) there was played by another network" in capsys.readouterr().err

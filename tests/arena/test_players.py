@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 
 from alphazero.arena.players import (
     AlphaBetaPlayer,
@@ -119,6 +120,28 @@ def test_mcts_player_from_checkpoint_plays_legal_moves(tmp_path):
         assert state.is_legal(move)
     raw = MCTSPlayer.from_checkpoint(path, simulations=0, device="cpu")
     assert all(state.is_legal(move) for state, move in zip(states, raw.select_moves(states)))
+
+
+def test_a_network_players_identity_is_its_checkpoints_digest_whatever_its_name(tmp_path):
+    # Game logs and ladder results key games by name; the identity tells two networks of one file
+    # name apart (runs/A/best.pt and runs/B/best.pt, or best.pt after training moved on).
+    import shutil
+
+    from alphazero.nn.checkpoint import build_network, save_checkpoint
+    from alphazero.nn.config import model_preset
+
+    torch.manual_seed(0)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = save_checkpoint(tmp_path / "a" / "net.pt", build_network(model_preset("tiny")))
+    second = save_checkpoint(tmp_path / "b" / "net.pt", build_network(model_preset("tiny")))
+    shutil.copy(first, tmp_path / "copy.pt")
+    players = [make_player(f"mcts:checkpoint={path},simulations=2,device=cpu,precision=fp32{label}")
+               for path, label in ((first, ""), (second, ""), (tmp_path / "copy.pt", ",name=renamed"))]
+    assert players[0].name == players[1].name  # mcts(net.pt,simulations=2,precision=fp32)
+    assert len(players[0].identity) == 16 and players[0].identity != players[1].identity
+    assert players[2].identity == players[0].identity, "the same bytes under another name and path"
+    assert GreedyPlayer().identity == "" and make_player("mcts:evaluator=uniform,simulations=2").identity == ""
 
 
 @pytest.mark.parametrize("spec, probe_batch", [
