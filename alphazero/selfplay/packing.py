@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,10 @@ from alphazero.atomic import write_atomic
 from alphazero.othello.game import GameState
 from alphazero.othello.record import GameRecord
 
-
+# What reading a damaged .npz raises: a truncated or overwritten file is no zip at all
+# (zipfile.BadZipFile, which is not an OSError), a torn array ends early (EOFError), and mangled
+# arrays or metadata fail while unpacking (IndexError, TypeError, KeyError, ValueError).
+UNREADABLE = (OSError, ValueError, KeyError, IndexError, TypeError, EOFError, zipfile.BadZipFile)
 
 
 def pack_games(records: list[GameRecord]) -> dict:
@@ -94,7 +98,7 @@ def load_games(path: str | os.PathLike) -> list[GameRecord]:
             packed = {name: archive[name] for name in archive.files}
         packed["metadata"] = json.loads(packed["metadata"].tobytes().decode("utf-8"))
         return unpack_games(packed)
-    except (OSError, ValueError, KeyError) as error:
+    except UNREADABLE as error:
         raise ValueError(f"{path}: not a file of saved games ({type(error).__name__}: {error})") from error
 
 
@@ -103,5 +107,5 @@ def count_games(path: str | os.PathLike) -> int:
     try:
         with np.load(path, allow_pickle=False) as archive:
             return len(archive["offsets"]) - 1
-    except (OSError, ValueError, KeyError):
+    except UNREADABLE:
         return 0

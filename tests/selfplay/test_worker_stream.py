@@ -125,3 +125,25 @@ def test_a_shard_is_cut_at_the_step_that_fills_it_not_after_seconds_of_play(tmp_
     # 8 slots finish their games together: the first shard takes 4, the task's last the rest of
     # that step (at most the 8 slots' games), never seconds' worth of further steps.
     assert shards[0].games == 4 and sum(s.games for s in shards) <= 8 + 4
+
+
+def test_a_damaged_file_of_games_in_flight_is_set_aside_not_a_crash_on_every_start(tmp_path):
+    """A truncated or overwritten selfplay-in-flight/w<id>.npz is no zip at all (BadZipFile, not an
+    OSError): the worker that takes it over sets it aside as .bad and plays on, and the count of
+    saved games at the end of a session reads it as none (it used to kill the worker at every
+    start, and the run's last message was a traceback)."""
+    from alphazero.faults.badinput import random_records
+    from alphazero.selfplay.packing import count_games, save_games
+    from alphazero.selfplay.worker import IN_FLIGHT_DIR, take_in_flight
+
+    directory = tmp_path / IN_FLIGHT_DIR
+    directory.mkdir()
+    save_games(directory / "w0.npz", random_records(np.random.default_rng(0), 2))
+    whole = (directory / "w0.npz").read_bytes()
+    for damaged in (whole[:100], b"", b"garbage", whole[:-40]):
+        (directory / "w0.npz").write_bytes(damaged)
+        assert count_games(directory / "w0.npz") == 0
+        assert take_in_flight(str(tmp_path), 0, 1) == []
+        assert sorted(path.name for path in directory.iterdir()) == ["w0.npz.bad"]
+        assert (directory / "w0.npz.bad").read_bytes() == damaged
+        (directory / "w0.npz.bad").unlink()
