@@ -21,7 +21,7 @@ def checkpoint_dir(run_dir) -> Path:
 
 def read_best_pointer(run_dir) -> dict:
     """The pointer with `path` added (the numbered network's full path); FileNotFoundError when the
-    run has no best network yet, ValueError naming the file when it is not valid JSON."""
+    run has no best network yet, ValueError naming the file when it is not valid JSON or not a pointer."""
     path = checkpoint_dir(run_dir) / BEST_POINTER
     try:
         with open(path) as handle:
@@ -30,5 +30,14 @@ def read_best_pointer(run_dir) -> dict:
         raise FileNotFoundError(f"{path} is missing: the run has no best network yet") from None
     except json.JSONDecodeError as err:
         raise ValueError(f"{path} is not valid JSON ({err}); restore it from checkpoints/net-*.pt") from None
+    if not _names_a_network(pointer):
+        raise ValueError(f'{path} does not name a network (expected {{"id", "file", "elo", "step"}}, got {json.dumps(pointer)[:80]}); '
+                         "restore it from checkpoints/net-*.pt")
     pointer["path"] = str(checkpoint_dir(run_dir) / pointer["file"])
     return pointer
+
+
+def _names_a_network(pointer) -> bool:
+    """Valid JSON of another shape would fail later as a KeyError or TypeError in whoever reads it."""
+    return (isinstance(pointer, dict) and isinstance(pointer.get("id"), int) and isinstance(pointer.get("file"), str)
+            and isinstance(pointer.get("elo"), (int, float)))

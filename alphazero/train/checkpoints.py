@@ -91,10 +91,16 @@ def save_latest(run_dir, net, trainer, run_state: dict, numbered: bool) -> Path:
 
 def load_latest(run_dir):
     """The resume point, or None where there is none; CheckpointError for an unusable latest.pt,
-    saying what to do about it (`unusable_latest_hint`)."""
+    saying what to do about it (`unusable_latest_hint`).
+
+    A missing latest.pt beside numbered copies of it is unusable too, not "none": it is written
+    before them, so the run had one and lost it, and a resume without it would count steps from 0
+    again and overwrite those copies (step-0000010.pt, ...) with the new session's."""
     path = checkpoint_dir(run_dir) / "latest.pt"
     if not path.exists():
-        return None
+        if not any(checkpoint_dir(run_dir).glob("step-*.pt")):
+            return None
+        raise CheckpointError(f"checkpoint {path} is missing but numbered copies of it are beside it; {unusable_latest_hint(run_dir)}")
     try:
         return load_checkpoint(path)
     except CheckpointError as error:

@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from alphazero.train.schema import Config, to_yaml
 from alphazero.fault_hooks import fault_point
-from alphazero.nn.checkpoint import build_network, initialise_from, load_checkpoint, load_network, without_auxiliary_heads
+from alphazero.nn.checkpoint import CheckpointError, build_network, initialise_from, load_checkpoint, load_network, without_auxiliary_heads
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.precision import run_cache_file
 from alphazero.replay.buffer import ReplayBuffer
@@ -44,7 +44,7 @@ from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics, resume_purge_step
 from alphazero.train.provenance import SESSIONS_FILE, describe, record_session
 from alphazero.train.run_dir import DiskFullError, RunLock, check, make_layout, setup_logging
-from alphazero.train.trainer import Trainer
+from alphazero.train.trainer import OptimizerMismatch, Trainer, build_optimizer, build_scheduler, restore_optimizer
 
 log = logging.getLogger("alphazero.train")
 
@@ -118,6 +118,72 @@ def restore_rng(rng: np.random.Generator, state: dict) -> None:
     random.setstate((3, tuple(state["python"]), None))
 
 
+def check_resume_point(latest, train_cfg, path: Path) -> None:
+    """latest.pt (`latest`, read from `path`) can be continued: its weights fit its network, its
+    optimizer and LR schedule load into train_cfg's and their tensors fit the weights and are
+    finite, and its counters and generators are what RunState and `restore_rng` take.
+
+    Tried on throwaway copies (the global generators, which building a network and restoring the
+    saved ones draw on, are put back), so the start check can refuse a damaged resume point before
+    the run directory is touched, in one line naming the file and the damaged part with the way
+    out (CheckpointError), instead of a traceback from inside torch halfway through the setup, or
+    a first training step that fails or trains on NaN momentum. An optimizer of another kind is
+    the config's fault: OptimizerMismatch, as is."""
+    torch_state, python_state = torch.get_rng_state(), random.getstate()
+    try:
+        _try_resume_point(latest, train_cfg, path)
+    finally:
+        torch.set_rng_state(torch_state)
+        random.setstate(python_state)
+
+
+def _try_resume_point(latest, train_cfg, path: Path) -> None:
+    net = build_network(latest.model_config)
+    _try_resume_part(path, "state_dict", lambda: net.load_state_dict(latest.state_dict))
+    optimizer = build_optimizer(net, train_cfg)
+    scheduler = build_scheduler(optimizer, train_cfg)
+    _try_resume_part(path, "optimizer or LR schedule state",
+                     lambda: restore_optimizer(optimizer, scheduler, latest.optimizer_state, latest.scheduler_state, train_cfg))
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            for name, value in optimizer.state.get(param, {}).items():
+                if not torch.is_tensor(value):
+                    continue
+                if value.dim() and value.shape != param.shape:
+                    _damaged(path, "optimizer state", f"its {name} has shape {list(value.shape)}, its weight {list(param.shape)}")
+                if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                    _damaged(path, "optimizer state", f"its {name} holds NaN or infinite values")
+    _check_counters(latest.extra, path)
+
+
+def _check_counters(extra, path: Path) -> None:
+    """The RunState counters (each of its default's type; ints count as floats) and generators."""
+    if not isinstance(extra, dict):
+        _damaged(path, "run state", f"a {type(extra).__name__}, expected a dict")
+    for f in dataclasses.fields(RunState):
+        if f.name not in extra:
+            continue
+        kind = type(f.default_factory() if f.default is dataclasses.MISSING else f.default)
+        value = extra[f.name]
+        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
+            _damaged(path, "run state", f"{f.name} is {value!r:.40}, expected type {kind.__name__}")
+    if extra.get("rng"):
+        _try_resume_part(path, "random generator state", lambda: restore_rng(np.random.default_rng(), extra["rng"]))
+
+
+def _try_resume_part(path: Path, part: str, load) -> None:
+    try:
+        load()
+    except OptimizerMismatch:
+        raise
+    except Exception as error:  # noqa: BLE001 - a damaged state fails inside torch any way (KeyError, TypeError, RuntimeError, ...)
+        _damaged(path, part, f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]:.200}")
+
+
+def _damaged(path: Path, part: str, reason: str) -> None:
+    raise CheckpointError(f"checkpoint {path} has an unusable {part} ({reason}); {checkpoints.unusable_latest_hint(path.parent.parent)}")
+
+
 class TrainingRun:
     """One run directory's training, from fresh start or resume to a clean stop."""
 
@@ -154,6 +220,7 @@ class TrainingRun:
         latest = checkpoints.load_latest(self.run_dir) if cfg.run.resume else None
         if latest is not None:
             self._check_same_model(latest.model_config)
+            check_resume_point(latest, cfg.train, checkpoints.checkpoint_dir(self.run_dir) / "latest.pt")
             self.net = build_network(latest.model_config)
             self.net.load_state_dict(latest.state_dict)
             self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))

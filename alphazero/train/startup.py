@@ -10,7 +10,8 @@ compose API, which writes nothing, and refuses, in one line naming the key and w
   - a value out of range (the dataclasses' own checks);
   - a run directory that does not fit: resume without a run, a new run over an existing one, a
     directory another training process holds, a resume or `train.init_from` whose network does not
-    match the model config;
+    match the model config, a resume whose latest.pt, best.json or best network is missing,
+    unreadable or damaged (with the way out: the numbered copy to put back, the pointer to write);
   - a resume that names no run directory (`run.resume=true` without `run.dir=DIR`): the default
     directory is named after the current time, so it is never the run the user means.
 A sweep (`-m`) is expanded as Hydra's basic sweeper does and every job is checked.
@@ -193,7 +194,7 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
     except RunDirectoryError as error:
         raise StartRefused(str(error)) from None
     if cfg.run.resume:
-        _check_latest_readable(run_dir)
+        latest = _check_latest_readable(run_dir)
         saved = _saved_model(run_dir / "config.yaml")
         if saved is not None:
             _check_same_model(saved, cfg.model, str(run_dir / "config.yaml"))
@@ -203,19 +204,89 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
                 f"train.optimizer={cfg.train.optimizer} but the run in {run_dir} trains with {saved_optimizer} (its optimizer state "
                 f"cannot continue another kind); resume with train.optimizer={saved_optimizer}"
             )
+        if latest is not None:
+            # config.yaml can be missing or unreadable: the resume point itself decides.
+            _check_same_model(latest.model_config, cfg.model, str(run_dir / "checkpoints" / "latest.pt"))
+            _check_resume_point(latest, cfg, run_dir)
+        _check_best_network(run_dir, cfg.model, latest)
     elif cfg.train.init_from:
         check_init_from(cfg.train.init_from, cfg.model, "train.init_from")
 
 
-def _check_latest_readable(run_dir: Path) -> None:
-    """A resume point that cannot be read is refused before anything is written, with the way out."""
+def _check_latest_readable(run_dir: Path):
+    """The resume point (None: none); one that cannot be read is refused before anything is
+    written, with the way out."""
     from alphazero.nn.checkpoint import CheckpointError
     from alphazero.train.checkpoints import load_latest
 
     try:
-        load_latest(run_dir)
+        return load_latest(run_dir)
     except CheckpointError as error:
         raise StartRefused(str(error)) from None
+
+
+def _check_resume_point(latest, cfg: Config, run_dir: Path) -> None:
+    """A damaged optimizer state, LR schedule or counters in latest.pt is refused here, before
+    Hydra rewrites .hydra/ and the run its config.yaml (see loop.check_resume_point)."""
+    from alphazero.nn.checkpoint import CheckpointError
+    from alphazero.train.loop import check_resume_point
+
+    try:
+        check_resume_point(latest, cfg.train, run_dir / "checkpoints" / "latest.pt")
+    except (CheckpointError, ValueError) as error:
+        raise StartRefused(str(error)) from None
+
+
+def _check_best_network(run_dir: Path, model: ModelConfig, latest) -> None:
+    """The run's best network, which the resume hands to the self-play workers (and trains on from
+    when there is no latest.pt), is named by a readable best.json, loads, and is of the model
+    asked for; else the start is refused with the way out, instead of the workers dying at every
+    start or the setup failing after .hydra/ and config.yaml were rewritten."""
+    from alphazero.best_pointer import checkpoint_dir, read_best_pointer
+    from alphazero.nn.checkpoint import CheckpointError, load_checkpoint
+
+    try:
+        pointer = read_best_pointer(run_dir)
+    except FileNotFoundError:
+        _refuse_a_lost_pointer(run_dir, latest)
+        return
+    except ValueError as error:
+        raise StartRefused(str(error)) from None
+    try:
+        best = load_checkpoint(pointer["path"])
+    except CheckpointError as error:
+        copy = checkpoint_dir(run_dir) / "best.pt"
+        try:
+            copied = load_checkpoint(copy).extra.get("network_id") == pointer["id"]
+        except CheckpointError:
+            copied = False
+        way_out = (f"best.pt holds a copy of it: cp {copy} {pointer['path']}" if copied
+                   else "point best.json at another of its networks (checkpoints/net-*.pt)")
+        raise StartRefused(f"{error}; it is the run's best network (named by {checkpoint_dir(run_dir) / 'best.json'}): {way_out}") from None
+    _check_same_model(best.model_config, model, pointer["path"])
+
+
+def _refuse_a_lost_pointer(run_dir: Path, latest) -> None:
+    """best.json missing beside the networks it named: a resume would publish a new network #0 over
+    net-000000.pt and forget which network is best. It is written atomically and never removed, so
+    this is damage, not a crash: say what latest.pt records as the best network instead."""
+    import json
+
+    from alphazero.best_pointer import checkpoint_dir
+
+    networks = sorted(checkpoint_dir(run_dir).glob("net-*.pt"))
+    if not networks:
+        return  # a run stopped before its first network was published: the resume publishes it
+    counters = latest.extra if latest is not None else {}
+    best_id = counters.get("best_id", 0)
+    ladder = [entry for entry in counters.get("elo_ladder", []) if isinstance(entry, list) and len(entry) == 3]
+    step = next((entry[2] for entry in reversed(ladder) if entry[0] == best_id), 0)
+    pointer = {"id": best_id, "file": f"net-{best_id:06d}.pt", "elo": counters.get("best_elo", 0.0), "step": step}
+    path = checkpoint_dir(run_dir) / "best.json"
+    raise StartRefused(
+        f"{path} is missing, yet the run has networks ({networks[-1].name} the newest) and latest.pt records #{best_id} as the best: "
+        f"write it again with echo '{json.dumps(pointer)}' > {path}"
+    )
 
 
 def check_init_from(path: str, model: ModelConfig, key: str) -> None:

@@ -58,6 +58,11 @@ def build_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> torch
     return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, cfg))
 
 
+class OptimizerMismatch(ValueError):
+    """A checkpoint's optimizer state is of another kind than train.optimizer (the message names
+    both); kept apart from a damaged state, which is the checkpoint's fault, not the config's."""
+
+
 def restore_optimizer(optimizer, scheduler, optimizer_state: dict, scheduler_state: dict, cfg: TrainConfig,
                       prefix: str = "train") -> list[str]:
     """Continue a run's optimizer and LR schedule from a checkpoint, under `cfg`'s hyperparameters.
@@ -66,11 +71,11 @@ def restore_optimizer(optimizer, scheduler, optimizer_state: dict, scheduler_sta
     decay; loading them alone would silently ignore a changed `train.lr`. So the config's values
     are put back afterwards and the schedule continues at the saved step with them. Returns each
     change as one line for the log (`prefix` names the config group). An optimizer of another kind
-    cannot continue from this state: ValueError naming both."""
+    cannot continue from this state: OptimizerMismatch naming both."""
     saved_kind = "adamw" if "betas" in optimizer_state["param_groups"][0] else "sgd"
     if saved_kind != cfg.optimizer:
-        raise ValueError(f"{prefix}.optimizer={cfg.optimizer} but the checkpoint was trained with {saved_kind}; "
-                         f"resume with {prefix}.optimizer={saved_kind} (its state cannot continue another optimizer)")
+        raise OptimizerMismatch(f"{prefix}.optimizer={cfg.optimizer} but the checkpoint was trained with {saved_kind}; "
+                                f"resume with {prefix}.optimizer={saved_kind} (its state cannot continue another optimizer)")
     wanted = [{key: group[key] for key in ("momentum", "weight_decay") if key in group} for group in optimizer.param_groups]
     optimizer.load_state_dict(optimizer_state)
     scheduler.load_state_dict(scheduler_state)

@@ -135,6 +135,172 @@ def test_an_unreadable_latest_pt_is_refused_naming_the_newest_readable_numbered_
         check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true"], CONF_DIR)
 
 
+# --- a damaged resume point: refused before .hydra/ and config.yaml are rewritten ------------------
+
+
+def stopped_run(run_dir: Path) -> Path:
+    """What a stopped smoke run leaves in checkpoints/: latest.pt after a training step (momentum
+    buffers, a schedule, counters and generators), a numbered copy of it, and best network #0."""
+    import dataclasses
+
+    import numpy as np
+    import torch
+
+    from alphazero.nn.checkpoint import build_network, save_checkpoint
+    from alphazero.nn.config import model_preset
+    from alphazero.train.checkpoints import publish_best
+    from alphazero.train.config import TrainConfig
+    from alphazero.train.loop import RunState, rng_state
+    from alphazero.train.trainer import build_optimizer, build_scheduler
+
+    fake_run(run_dir)
+    (run_dir / "checkpoints" / "best.json").unlink()
+    net = build_network(model_preset("tiny"))
+    publish_best(run_dir, net, 0, 0.0, 0)
+    optimizer = build_optimizer(net, TrainConfig())
+    scheduler = build_scheduler(optimizer, TrainConfig())
+    for param in net.parameters():
+        param.grad = torch.ones_like(param)
+    optimizer.step()
+    scheduler.step()
+    extra = dict(dataclasses.asdict(RunState(step=10, iteration=1)), rng=rng_state(np.random.default_rng(0)))
+    for name in ("latest.pt", "step-0000010.pt"):
+        save_checkpoint(run_dir / "checkpoints" / name, net, extra=extra, optimizer=optimizer, scheduler=scheduler)
+    return run_dir / "checkpoints" / "latest.pt"
+
+
+def damage(path: Path, change) -> None:
+    """Rewrite a checkpoint's payload with `change` applied: a whole file with damaged contents."""
+    import torch
+
+    payload = torch.load(path, weights_only=True)
+    change(payload)
+    torch.save(payload, path)
+
+
+def _first_momentum(payload):
+    return next(iter(payload["optimizer_state"]["state"].values()))["momentum_buffer"]
+
+
+def _momentum_of_another_shape(payload):
+    import torch
+
+    next(iter(payload["optimizer_state"]["state"].values()))["momentum_buffer"] = torch.zeros(3)
+
+
+@pytest.mark.parametrize("part, change", [
+    ("optimizer or LR schedule state", lambda p: p.update(optimizer_state=None)),
+    ("optimizer or LR schedule state", lambda p: p["optimizer_state"].pop("param_groups")),
+    ("optimizer or LR schedule state", lambda p: p["optimizer_state"].pop("state")),
+    ("optimizer or LR schedule state", lambda p: p.update(scheduler_state={"last_epoch": 3})),
+    ("optimizer state", _momentum_of_another_shape),
+    ("optimizer state", lambda p: _first_momentum(p).fill_(float("nan"))),
+    ("run state", lambda p: p["extra"].update(step="abc")),
+    ("run state", lambda p: p.update(extra=[1, 2])),
+    ("random generator state", lambda p: p["extra"].update(rng={"numpy_generator": 1})),
+])
+def test_a_damaged_resume_state_in_latest_pt_is_refused_naming_the_part_and_the_numbered_copy(part, change, tmp_path):
+    """Each of these used to pass the start check and fail as a traceback from inside torch (after
+    .hydra/ and config.yaml were rewritten), or later: a momentum buffer of the wrong shape at the
+    first training step, NaN momentum as a loss that became NaN."""
+    latest = stopped_run(tmp_path / "run")
+    damage(latest, change)
+    before = snapshot(tmp_path)
+    with pytest.raises(StartRefused) as refused:
+        check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}", "run.resume=true"], CONF_DIR)
+    message = str(refused.value)
+    assert f"checkpoint {latest} has an unusable {part} (" in message and "\n" not in message
+    assert f"cp {latest.parent / 'step-0000010.pt'} {latest}" in message
+    assert snapshot(tmp_path) == before
+
+
+def test_a_whole_resume_point_passes_and_the_global_generators_are_left_as_they_were(tmp_path):
+    import random
+
+    import torch
+
+    stopped_run(tmp_path / "run")
+    before = snapshot(tmp_path)
+    torch_state, python_state = torch.get_rng_state(), random.getstate()
+    check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}", "run.resume=true"], CONF_DIR)
+    assert torch.equal(torch.get_rng_state(), torch_state) and random.getstate() == python_state
+    assert snapshot(tmp_path) == before
+
+
+def test_a_resume_point_of_another_model_is_refused_when_config_yaml_is_gone(tmp_path):
+    """The model check read config.yaml only: without it, setup refused after rewriting .hydra/ and
+    writing a config.yaml of the wrong model."""
+    latest = stopped_run(tmp_path / "run")
+    (tmp_path / "run" / "config.yaml").unlink()
+    with pytest.raises(StartRefused, match=rf"the network in {latest} does not match the model config \(model.blocks: saved 2 vs config 4"):
+        check_command_line([f"run.dir={tmp_path / 'run'}", "run.resume=true", "model=small"], CONF_DIR)
+
+
+def test_a_missing_latest_pt_beside_numbered_copies_is_refused_not_restarted_at_step_0(tmp_path):
+    """A resume without latest.pt trained from the best network at step 0 and overwrote the
+    numbered copies (step-0000010.pt, ...) of the steps it had lost."""
+    latest = stopped_run(tmp_path / "run")
+    latest.unlink()
+    before = snapshot(tmp_path)
+    with pytest.raises(StartRefused) as refused:
+        check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}", "run.resume=true"], CONF_DIR)
+    assert str(refused.value) == (f"checkpoint {latest} is missing but numbered copies of it are beside it; to resume from the newest "
+                                  f"readable numbered copy beside it (step 10), copy it over latest.pt: "
+                                  f"cp {latest.parent / 'step-0000010.pt'} {latest}")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("pointer, words", [
+    ('{"id": 0, "fi', ["best.json is not valid JSON"]),
+    ("[1, 2]", ["best.json does not name a network", "[1, 2]"]),
+    ('{"id": 3, "file": "net-000003.pt", "elo": 0.0, "step": 0}', ["net-000003.pt does not exist", "it is the run's best network",
+                                                                    "point best.json at another of its networks"]),
+])
+def test_a_damaged_best_pointer_is_refused_before_anything_is_written(pointer, words, tmp_path):
+    stopped_run(tmp_path / "run")
+    (tmp_path / "run" / "checkpoints" / "best.json").write_text(pointer)
+    before = snapshot(tmp_path)
+    with pytest.raises(StartRefused) as refused:
+        check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}", "run.resume=true"], CONF_DIR)
+    for word in words:
+        assert word in str(refused.value)
+    assert snapshot(tmp_path) == before
+
+
+def test_an_unreadable_best_network_is_refused_naming_its_copy_in_best_pt(tmp_path):
+    """It used to start, and every self-play worker died loading it until the run stopped."""
+    stopped_run(tmp_path / "run")
+    checkpoints = tmp_path / "run" / "checkpoints"
+    (checkpoints / "net-000000.pt").write_bytes((checkpoints / "net-000000.pt").read_bytes()[:3000])
+    with pytest.raises(StartRefused) as refused:
+        check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}", "run.resume=true"], CONF_DIR)
+    assert "net-000000.pt (3000 bytes) is truncated" in str(refused.value)
+    assert f"best.pt holds a copy of it: cp {checkpoints / 'best.pt'} {checkpoints / 'net-000000.pt'}" in str(refused.value)
+
+
+def test_a_missing_best_pointer_beside_its_networks_is_refused_with_the_pointer_latest_pt_records(tmp_path):
+    """A resume without best.json published the latest weights as a new network #0 over
+    net-000000.pt, and the run forgot which network was best."""
+    stopped_run(tmp_path / "run")
+    checkpoints = tmp_path / "run" / "checkpoints"
+    (checkpoints / "best.json").unlink()
+    before = snapshot(tmp_path)
+    with pytest.raises(StartRefused) as refused:
+        check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}", "run.resume=true"], CONF_DIR)
+    assert str(refused.value).startswith(f"{checkpoints / 'best.json'} is missing, yet the run has networks (net-000000.pt the newest)")
+    assert str(refused.value).endswith(f"""echo '{{"id": 0, "file": "net-000000.pt", "elo": 0.0, "step": 0}}' > {checkpoints / 'best.json'}""")
+    assert snapshot(tmp_path) == before
+
+
+def test_a_damaged_optimizer_state_is_refused_in_one_line_by_the_program(tmp_path):
+    latest = stopped_run(tmp_path / "run")
+    damage(latest, lambda p: p.update(optimizer_state=None))
+    before = snapshot(tmp_path)
+    proc = run_module("alphazero.train", ["experiment=smoke", "run.dir=run", "run.resume=true"], cwd=tmp_path)
+    assert_one_line_refusal(proc, "latest.pt has an unusable optimizer or LR schedule state", "cp ")
+    assert snapshot(tmp_path) == before  # .hydra/ and config.yaml as they were
+
+
 def test_a_run_dir_that_is_a_file_is_refused_naming_it(tmp_path):
     (tmp_path / "notes.txt").write_text("not a run")
     with pytest.raises(StartRefused, match=r"run.dir .*notes.txt is a file, not a directory"):
