@@ -74,11 +74,17 @@ class RayConnectError(ValueError):
 
 
 def require_ray():
-    """The `ray` module, or RayMissing with one line naming the install command."""
+    """The `ray` module, or RayMissing with one line naming the install command. A Ray that is
+    installed but breaks on import (a protobuf or grpc of another version raises TypeError or
+    AttributeError from inside it) is refused the same way, naming the error, not as a traceback."""
     try:
         import ray
     except ImportError as error:
         raise RayMissing(f"selfplay.backend=ray needs Ray, which is not installed ({error}); install it with {INSTALL_HINT}") from None
+    except Exception as error:  # noqa: BLE001 - whatever a broken install raises while importing
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        raise RayMissing(f"selfplay.backend=ray needs Ray, which fails to import ({type(error).__name__}: {first_line}); "
+                         f"reinstall it with {INSTALL_HINT}") from None
     return ray
 
 
@@ -246,7 +252,7 @@ def connect(ray_cfg: RayConfig, cpus_needed: float) -> dict:
             context = ray.init(num_cpus=max(os.cpu_count() or 1, int(np.ceil(cpus_needed))), logging_level="WARNING", log_to_driver=True)
         else:
             if ray_cfg.address != "auto":
-                _check_reachable(ray_cfg.address)  # ray.init retries a dead address for minutes
+                check_reachable(ray_cfg.address)  # ray.init retries a dead address for minutes
             try:
                 context = ray.init(address=ray_cfg.address, logging_level="WARNING", log_to_driver=True)
             except (ConnectionError, RuntimeError, TimeoutError) as error:
@@ -263,8 +269,9 @@ def connect(ray_cfg: RayConfig, cpus_needed: float) -> dict:
             "nodes": nodes, "started": started}
 
 
-def _check_reachable(address: str, timeout: float = 10.0) -> None:
-    """RayConnectError at once when nothing listens at the head's HOST:PORT."""
+def check_reachable(address: str, timeout: float = 10.0) -> None:
+    """RayConnectError at once when nothing listens at the head's HOST:PORT (also asked by the
+    training's start check, before the run directory is created or touched)."""
     import socket
 
     host, _, port = address.rpartition(":")

@@ -12,6 +12,7 @@ compose API, which writes nothing, and refuses, in one line naming the key and w
     directory another training process holds, a resume or `train.init_from` whose network does not
     match the model config, a resume whose latest.pt, best.json or best network is missing,
     unreadable or damaged (with the way out: the numbered copy to put back, the pointer to write);
+  - `selfplay.backend=ray` without an importable Ray, or with a head address where nothing listens;
   - a resume that names no run directory (`run.resume=true` without `run.dir=DIR`): the default
     directory is named after the current time, so it is never the run the user means.
 A sweep (`-m`) is expanded as Hydra's basic sweeper does and every job is checked.
@@ -182,11 +183,16 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
             f"(WORLD_SIZE); use a multiple of {processes}"
         )
     if cfg.selfplay.backend == "ray":
-        from alphazero.selfplay.ray_backend import RayMissing, require_ray
+        from alphazero.selfplay.ray_backend import RayConnectError, RayMissing, check_reachable, require_ray
 
         try:
             require_ray()
-        except RayMissing as error:
+            if cfg.ray.address not in ("auto", "local"):
+                # Else the run would set up its directory (a new run's best network, config.yaml,
+                # log.txt) before the pool finds nobody there, and the same command again would be
+                # refused as a start over an existing run.
+                check_reachable(cfg.ray.address)
+        except (RayMissing, RayConnectError) as error:
             raise StartRefused(str(error)) from None
 
     try:

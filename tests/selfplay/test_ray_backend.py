@@ -138,6 +138,21 @@ def test_backend_ray_without_ray_installed_is_refused_naming_the_extra(tmp_path,
     check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}"], CONF_DIR)
 
 
+def test_backend_ray_with_a_ray_that_breaks_on_import_is_refused_in_one_line(tmp_path):
+    """A Ray whose import raises something else than ImportError (a protobuf of another version:
+    TypeError "Descriptors cannot be created directly") was a traceback from the start check."""
+    shim = tmp_path / "shim" / "ray"
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text('raise TypeError("Descriptors cannot be created directly.\\nIf this call came from a _pb2.py file")\n')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shim.parent), str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-m", "alphazero.train", "experiment=smoke", f"run.dir={tmp_path / 'run'}", "selfplay.backend=ray"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "fails to import (TypeError: Descriptors cannot be created directly.)" in lines[0], proc.stderr
+    assert 'pip install -e ".[ray]"' in lines[0] and not (tmp_path / "run").exists()
+
+
 @pytest.mark.ray
 def test_a_cluster_address_where_nothing_listens_stops_the_run_in_one_line(tmp_path):
     _needs_ray()
@@ -147,6 +162,10 @@ def test_a_cluster_address_where_nothing_listens_stops_the_run_in_one_line(tmp_p
     assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot join the Ray cluster at ray.address=127.0.0.1:" in lines[0] and "ray start --head" in lines[0], proc.stderr
+    # Refused by the start check: no run directory set up (it used to hold a new run's best.json,
+    # config.yaml and log.txt, so the same command with the right address was refused as a start
+    # over an existing run).
+    assert not (tmp_path / "run").exists()
 
 
 # ----------------------------------------------------------------------------------------------
