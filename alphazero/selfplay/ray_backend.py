@@ -269,17 +269,51 @@ def connect(ray_cfg: RayConfig, cpus_needed: float) -> dict:
             "nodes": nodes, "started": started}
 
 
-def check_reachable(address: str, timeout: float = 10.0) -> None:
-    """RayConnectError at once when nothing listens at the head's HOST:PORT (also asked by the
-    training's start check, before the run directory is created or touched)."""
+def check_cluster(address: str) -> None:
+    """RayConnectError at once when `ray.address` finds no cluster to join: nothing listening at
+    HOST:PORT, or for `auto` no cluster found the way ray.init looks (RAY_ADDRESS, then the last
+    `ray start` on this machine) or one whose head is gone. The training's start check asks it
+    before the run directory is created: the pool's ray.init says so only after the setup wrote a
+    new run there (best.json, config.yaml, log.txt)."""
+    if address == "local":
+        return
+    if address == "auto":
+        found = _auto_address()
+        if found is not None:
+            check_reachable(found, setting="auto")
+        return
+    check_reachable(address)
+
+
+def _auto_address() -> str | None:
+    """Where ray.init(address="auto") would connect, found with its own lookup; None where this
+    Ray lacks that (private) function: its ray.init then says it, after the setup."""
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+    except ImportError:
+        return None
+    try:
+        return canonicalize_bootstrap_address("auto")
+    except (ConnectionError, ValueError) as error:
+        first_line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise RayConnectError(
+            f"cannot join the Ray cluster at ray.address=auto ({first_line}); start one with `ray start --head` "
+            "(README, 'Scale out') or try ray.address=local"
+        ) from None
+
+
+def check_reachable(address: str, timeout: float = 10.0, setting: str | None = None) -> None:
+    """RayConnectError at once when nothing listens at the head's HOST:PORT (`setting`: the
+    ray.address that led there, when not the address itself)."""
     import socket
 
     host, _, port = address.rpartition(":")
+    where = "there" if setting is None else f"at {address}, where {setting} leads"
     try:
         socket.create_connection((host, int(port)), timeout=timeout).close()
     except OSError as error:
         raise RayConnectError(
-            f"cannot join the Ray cluster at ray.address={address}: nothing answers there ({error.strerror or error}); "
+            f"cannot join the Ray cluster at ray.address={setting or address}: nothing answers {where} ({error.strerror or error}); "
             "start its head with `ray start --head --port PORT` (README, 'Scale out') or try ray.address=local"
         ) from None
 

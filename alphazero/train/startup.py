@@ -183,15 +183,14 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
             f"(WORLD_SIZE); use a multiple of {processes}"
         )
     if cfg.selfplay.backend == "ray":
-        from alphazero.selfplay.ray_backend import RayConnectError, RayMissing, check_reachable, require_ray
+        from alphazero.selfplay.ray_backend import RayConnectError, RayMissing, check_cluster, require_ray
 
         try:
             require_ray()
-            if cfg.ray.address not in ("auto", "local"):
-                # Else the run would set up its directory (a new run's best network, config.yaml,
-                # log.txt) before the pool finds nobody there, and the same command again would be
-                # refused as a start over an existing run.
-                check_reachable(cfg.ray.address)
+            # Else the run would set up its directory (a new run's best network, config.yaml,
+            # log.txt) before the pool finds no cluster, and the same command again would be
+            # refused as a start over an existing run.
+            check_cluster(cfg.ray.address)
         except (RayMissing, RayConnectError) as error:
             raise StartRefused(str(error)) from None
 

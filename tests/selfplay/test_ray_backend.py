@@ -168,6 +168,22 @@ def test_a_cluster_address_where_nothing_listens_stops_the_run_in_one_line(tmp_p
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.ray
+def test_ray_address_auto_that_finds_no_head_is_refused_before_the_run_directory_exists(tmp_path):
+    """ray.address=auto resolves as ray.init does (here through RAY_ADDRESS): a head that is gone
+    was refused by the pool, after the setup had made a new run of the directory."""
+    _needs_ray()
+    port = _free_port()
+    env = dict(os.environ, RAY_AUTH_MODE="disabled", RAY_ADDRESS=f"127.0.0.1:{port}", RAY_TMPDIR=str(tmp_path / "ray"))
+    proc = subprocess.run([sys.executable, "-m", "alphazero.train", "experiment=smoke", f"run.dir={tmp_path / 'run'}", "selfplay.backend=ray",
+                           "ray.address=auto", "run.progress=false"], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot join the Ray cluster at ray.address=auto: nothing answers at " in lines[0], proc.stderr
+    assert f":{port}, where auto leads (" in lines[0]  # Ray names this machine by its IP, not 127.0.0.1
+    assert not (tmp_path / "run").exists()
+
+
 # ----------------------------------------------------------------------------------------------
 # An in-process Ray (ray.address=local)
 
