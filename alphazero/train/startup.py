@@ -214,6 +214,7 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
             _check_same_model(latest.model_config, cfg.model, str(run_dir / "checkpoints" / "latest.pt"))
             _check_resume_point(latest, cfg, run_dir)
         _check_best_network(run_dir, cfg.model, latest)
+        _check_prune_ledger(run_dir)
     elif cfg.train.init_from:
         check_init_from(cfg.train.init_from, cfg.model, "train.init_from")
 
@@ -269,6 +270,20 @@ def _check_best_network(run_dir: Path, model: ModelConfig, latest) -> None:
                    else "point best.json at another of its networks (checkpoints/net-*.pt)")
         raise StartRefused(f"{error}; it is the run's best network (named by {checkpoint_dir(run_dir) / 'best.json'}): {way_out}") from None
     _check_same_model(best.model_config, model, pointer["path"])
+
+
+def _check_prune_ledger(run_dir: Path) -> None:
+    """The replay's prune ledger, whose counts the resumed buffer continues and whose names it
+    deletes, is refused here when damaged (PruneLedgerError naming the field), not by the buffer
+    after the setup rewrote config.yaml."""
+    from alphazero.replay.buffer import PRUNE_LEDGER, PruneLedgerError, read_prune_ledger
+
+    path = run_dir / "replay" / PRUNE_LEDGER
+    if path.exists():
+        try:
+            read_prune_ledger(path)
+        except PruneLedgerError as error:
+            raise StartRefused(str(error)) from None
 
 
 def _refuse_a_lost_pointer(run_dir: Path, latest) -> None:

@@ -292,6 +292,18 @@ def test_a_missing_best_pointer_beside_its_networks_is_refused_with_the_pointer_
     assert snapshot(tmp_path) == before
 
 
+def test_a_damaged_prune_ledger_is_refused_before_anything_is_written(tmp_path):
+    """The replay buffer refuses it too, but only after the setup has rewritten config.yaml."""
+    stopped_run(tmp_path / "run")
+    ledger = tmp_path / "run" / "replay" / "pruned.json"
+    ledger.parent.mkdir(exist_ok=True)
+    ledger.write_text('{"games": 4, "positions": 240, "shards": 1, "last_pruned": ["../outside.txt"]}')
+    before = snapshot(tmp_path)
+    with pytest.raises(StartRefused, match=r"pruned\.json: not a prune ledger \(last_pruned .* is not a list of shard file names\)"):
+        check_command_line(["experiment=smoke", f"run.dir={tmp_path / 'run'}", "run.resume=true"], CONF_DIR)
+    assert snapshot(tmp_path) == before
+
+
 def test_a_damaged_optimizer_state_is_refused_in_one_line_by_the_program(tmp_path):
     latest = stopped_run(tmp_path / "run")
     damage(latest, lambda p: p.update(optimizer_state=None))
