@@ -141,7 +141,12 @@ def test_resuming_a_run_with_the_heads_switched_is_refused_naming_the_keys(tmp_p
     (run / "checkpoints").mkdir(parents=True)
     cfg = to_typed(_compose(["experiment=smoke", f"run.dir={run}", *with_heads]))
     (run / "config.yaml").write_text(to_yaml(cfg))
-    save_checkpoint(run / "checkpoints" / "latest.pt", build_network(cfg.model), extra={"step": 10})
+    from alphazero.train.trainer import build_optimizer, build_scheduler
+
+    net = build_network(cfg.model)
+    optimizer = build_optimizer(net, cfg.train)
+    save_checkpoint(run / "checkpoints" / "latest.pt", net, extra={"step": 10}, optimizer=optimizer,
+                    scheduler=build_scheduler(optimizer, cfg.train))  # a resumable latest.pt, as a run writes it
     check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true", *with_heads], CONF_DIR)  # same heads: fine
     with pytest.raises(StartRefused, match=r"model\.score_head: saved True vs config False; model\.ownership_head: saved True vs config False"):
         check_command_line(["experiment=smoke", f"run.dir={run}", "run.resume=true"], CONF_DIR)
