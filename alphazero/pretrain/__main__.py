@@ -54,11 +54,11 @@ def _refuse(err: Exception) -> None:
 
 
 def _check_start(cfg, run_dir: Path) -> None:
-    """The run directory fits the request, `pretrain.init_from` is a network of the model asked
-    for, the teacher loads, and the WTHOR games are there (reads only; see alphazero.train.startup),
+    """The run directory fits the request, a resume's latest.pt and best.pt can be continued,
+    `pretrain.init_from` is a network of the model asked for, the teacher loads, and the WTHOR games are there (reads only; see alphazero.train.startup),
     so a refused start leaves no run directory behind."""
     from alphazero.nn.checkpoint import CheckpointError
-    from alphazero.pretrain.loop import check_directory, check_teacher, check_wthor_inputs
+    from alphazero.pretrain.loop import check_directory, check_resume, check_teacher, check_wthor_inputs
     from alphazero.train.run_dir import RunDirectoryError
     from alphazero.train.startup import StartRefused, check_init_from
 
@@ -66,6 +66,11 @@ def _check_start(cfg, run_dir: Path) -> None:
         check_directory(run_dir, cfg.run.resume)
     except RunDirectoryError as error:
         raise StartRefused(str(error)) from None
+    if cfg.run.resume:
+        try:
+            check_resume(cfg, run_dir)
+        except ValueError as error:  # CheckpointError and OptimizerMismatch are ValueErrors; each names the file or key
+            raise StartRefused(str(error)) from None
     if cfg.pretrain.init_from and not cfg.run.resume:
         check_init_from(cfg.pretrain.init_from, cfg.model, "pretrain.init_from")
     if cfg.pretrain.teacher:

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import yaml
 from torch.utils.tensorboard import SummaryWriter
 
 from alphazero.data.dataset import ensure_dataset, is_current, read_manifest
@@ -53,8 +54,10 @@ from alphazero.nn.model import masked_log_softmax, masked_softmax, policy_cross_
 from alphazero.pretrain import batches
 from alphazero.pretrain.accuracy import AccuracyReport, batch_statistics, evaluate_accuracy, pretraining_auxiliary_losses
 from alphazero.pretrain.config import BEST_METRICS, PretrainRootConfig, to_yaml
-from alphazero.train.loop import StopRequest, restore_rng, rng_state, seed_everything
+from alphazero.train.checkpoints import remove_temp_files
+from alphazero.train.loop import ResumeCounters, StopRequest, check_resume_point, restore_rng, rng_state, seed_everything
 from alphazero.train.run_dir import RunDirectoryError, RunLock, lock_holder, setup_logging
+from alphazero.train.startup import check_same_model
 from alphazero.train.trainer import build_optimizer, build_scheduler, restore_optimizer
 
 log = logging.getLogger("alphazero.pretrain")
@@ -459,12 +462,16 @@ class PretrainRun:
         # A refused start changes nothing on disk: judge the directory before the lock file or the
         # log file is created.
         check_directory(self.run_dir, self.cfg.run.resume)
+        if self.cfg.run.resume:
+            check_resume(self.cfg, self.run_dir)
         if self.cfg.pretrain.teacher:
             check_teacher(Path(self.cfg.pretrain.teacher))
         lock = RunLock(self.run_dir)
         lock.acquire()
         try:
             setup_logging(self.run_dir)
+            if self.cfg.run.resume:
+                remove_temp_files(self.checkpoint_dir)  # of writes a kill interrupted; the lock says no writer is live
             self._setup()
             diverged = False
             try:
@@ -547,6 +554,7 @@ def check_directory(run_dir: Path, resume: bool) -> None:
     """Refuse, touching nothing, a start that does not fit `run_dir`: resume needs a pretraining
     run there (its latest.pt), a new run needs none, and nobody may be using the directory."""
     latest = Path(run_dir) / "checkpoints" / "latest.pt"
+    _refuse_a_lost_latest(Path(run_dir))
     if resume and not latest.exists():
         raise RunDirectoryError(f"run.resume=true but {run_dir} holds no pretraining run (no checkpoints/latest.pt); drop run.resume or fix run.dir")
     if not resume and latest.exists():
@@ -554,6 +562,92 @@ def check_directory(run_dir: Path, resume: bool) -> None:
     owner = lock_holder(Path(run_dir))
     if owner is not None:
         raise RunDirectoryError(f"run directory {run_dir} is in use by another process ({owner}); stop it or choose another run.dir")
+
+
+def _refuse_a_lost_latest(run_dir: Path) -> None:
+    """latest.pt missing beside the run's best.pt or epoch-NNN.pt: it is written with them (and
+    atomically), so the run had one and lost it. A resume cannot go on without it, and a new run
+    there would write its own best.pt and epoch files over these, so both are refused, with the
+    way out."""
+    directory = run_dir / "checkpoints"
+    if (directory / "latest.pt").exists():
+        return
+    kept = sorted(directory.glob("epoch-*.pt")) + ([directory / "best.pt"] if (directory / "best.pt").exists() else [])
+    if kept:
+        raise RunDirectoryError(
+            f"checkpoint {directory / 'latest.pt'} is missing but the run's {', '.join(p.name for p in kept)} are beside it, "
+            f"so {run_dir} can neither be resumed nor started over; {unusable_latest_hint(run_dir)}"
+        )
+
+
+def unusable_latest_hint(run_dir: Path) -> str:
+    """What to do when a pretraining run's latest.pt is lost or unusable: its other checkpoints
+    hold weights only (no optimizer, schedule or position in the epoch), so the way on is a new
+    run from the newest of them that loads."""
+    directory = Path(run_dir) / "checkpoints"
+    for candidate in [*sorted(directory.glob("epoch-*.pt"), reverse=True), directory / "best.pt"]:
+        try:
+            load_checkpoint(candidate)
+        except CheckpointError:
+            continue
+        return (
+            f"its epoch-*.pt and best.pt hold weights only (no optimizer, schedule or place in the epoch): to go on from "
+            f"{candidate.name}, the newest that loads, start a new run from it: pretrain.init_from={candidate} run.dir=NEW_DIR"
+        )
+    return f"no readable epoch-*.pt or best.pt beside it: start the run again in a new run.dir (or delete {directory})"
+
+
+def check_resume(cfg: PretrainRootConfig, run_dir: Path) -> None:
+    """A resume of the pretraining run in `run_dir` can go on from its latest.pt with `cfg`, else
+    CheckpointError or ValueError, in one line naming the file and the part (reads only: the
+    start check calls this before Hydra rewrites .hydra/ and the run its config.yaml and log):
+    the file loads, holds a network of `cfg.model`, an optimizer and LR schedule that
+    `pretrain.optimizer` can continue and whose tensors fit and are finite, PretrainState
+    counters and generators (alphazero.train.loop.check_resume_point, the training run's check);
+    its position in the epoch counts batches of `pretrain.batch_size`; and best.pt, which the run
+    goes on improving on, loads."""
+    path = Path(run_dir) / "checkpoints" / "latest.pt"
+    way_out = unusable_latest_hint(run_dir)
+    try:
+        latest = load_checkpoint(path)
+    except CheckpointError as error:
+        raise CheckpointError(f"{error}; {way_out}") from None
+    check_same_model(latest.model_config, cfg.model, str(path))
+    counters = ResumeCounters(PretrainState, lambda extra: extra.get("state"), way_out)
+    check_resume_point(latest, cfg.pretrain.optimizer_settings(steps_per_epoch=1), path, counters, prefix="pretrain")
+    _check_batch_size(latest.extra, cfg.pretrain.batch_size, path)
+    _check_best(Path(run_dir) / "checkpoints" / "best.pt", latest.model_config)
+
+
+def _check_batch_size(extra: dict, batch_size: int, path: Path) -> None:
+    """latest.pt's place in the epoch is a count of batches of the size it was trained with: under
+    another size the resume would start from another row and skip (or repeat) part of the epoch.
+    A new size may take over at an epoch boundary."""
+    state = extra["state"]
+    try:
+        saved = yaml.safe_load(extra.get("config", ""))["pretrain"]["batch_size"]
+    except Exception:  # noqa: BLE001 - a checkpoint without a readable config: nothing to compare
+        return
+    if state.get("batch_in_epoch", 0) and saved != batch_size:
+        raise ValueError(
+            f"pretrain.batch_size={batch_size} but {path} stopped {state['batch_in_epoch']} batches of {saved} into epoch "
+            f"{state.get('epoch', 0) + 1}; resume with pretrain.batch_size={saved} (a new batch size can take over once the epoch is done)"
+        )
+
+
+def _check_best(path: Path, model) -> None:
+    """best.pt, the run's best network so far, loads and is of the run's model: the resume goes on
+    comparing validations with it and replaces it only by a better one, so a damaged one would
+    otherwise be kept (and reported as the result) whenever no later network beats its score."""
+    if not path.exists():
+        return  # lost: the resume forgets it and the next validation writes a new one (_rescore_best)
+    try:
+        best = load_checkpoint(path)
+    except CheckpointError as error:
+        raise CheckpointError(f"{error}; it is the run's best network so far: restore it, or delete it to let the next validation write a new one") from None
+    if best.model_config != model:
+        raise ValueError(f"{path} holds a {best.model_config} network, not the run's {model}: restore the run's best.pt, or delete it "
+                         "to let the next validation write a new one")
 
 
 def check_wthor_inputs(pre) -> None:

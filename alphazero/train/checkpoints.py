@@ -55,11 +55,7 @@ def tidy_after_crash(run_dir) -> None:
     directory = checkpoint_dir(run_dir)
     if not directory.is_dir():
         return
-    stale = [entry.path for entry in os.scandir(directory) if entry.name.endswith(".tmp") and entry.is_file()]
-    for path in stale:
-        os.unlink(path)
-    if stale:
-        log.info("removed %d temp file(s) of interrupted checkpoint writes: %s", len(stale), sorted(os.path.basename(p) for p in stale))
+    remove_temp_files(directory)
     try:
         pointer = read_best_pointer(run_dir)
     except FileNotFoundError:
@@ -75,6 +71,17 @@ def tidy_after_crash(run_dir) -> None:
         source = load_checkpoint(pointer["path"])
         save_checkpoint(copy, load_network(pointer["path"]), extra=source.extra)
         log.info("best.pt held network #%s, best.json names #%d: copied %s to best.pt again", copied_id, pointer["id"], pointer["file"])
+
+
+def remove_temp_files(directory: Path) -> None:
+    """Delete the temp files that writes interrupted by a crash left in `directory` (each is a
+    whole checkpoint's worth of disk; `alphazero.atomic` never renames one into place after a
+    restart). Call with the run lock held, so that no live writer owns them."""
+    stale = [entry.path for entry in os.scandir(directory) if entry.name.endswith(".tmp") and entry.is_file()]
+    for path in stale:
+        os.unlink(path)
+    if stale:
+        log.info("removed %d temp file(s) of interrupted checkpoint writes: %s", len(stale), sorted(os.path.basename(p) for p in stale))
 
 
 def save_latest(run_dir, net, trainer, run_state: dict, numbered: bool) -> Path:

@@ -24,6 +24,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
@@ -118,70 +119,90 @@ def restore_rng(rng: np.random.Generator, state: dict) -> None:
     random.setstate((3, tuple(state["python"]), None))
 
 
-def check_resume_point(latest, train_cfg, path: Path) -> None:
+def check_resume_point(latest, train_cfg, path: Path, counters: "ResumeCounters | None" = None, prefix: str = "train") -> None:
     """latest.pt (`latest`, read from `path`) can be continued: its weights fit its network, its
     optimizer and LR schedule load into train_cfg's and their tensors fit the weights and are
-    finite, and its counters and generators are what RunState and `restore_rng` take.
+    finite, and its counters and generators are what the run's state and `restore_rng` take.
 
     Tried on throwaway copies (the global generators, which building a network and restoring the
     saved ones draw on, are put back), so the start check can refuse a damaged resume point before
     the run directory is touched, in one line naming the file and the damaged part with the way
     out (CheckpointError), instead of a traceback from inside torch halfway through the setup, or
     a first training step that fails or trains on NaN momentum. An optimizer of another kind is
-    the config's fault: OptimizerMismatch, as is."""
+    the config's fault: OptimizerMismatch, as is (`prefix` names the config group in it).
+
+    counters: where the run keeps its counters and what to say about a damaged part (default: the
+    training run's RunState fields in `extra`, and its numbered copies of latest.pt); pretraining
+    passes its own."""
+    counters = counters or ResumeCounters(RunState, lambda extra: extra, checkpoints.unusable_latest_hint(path.parent.parent))
     torch_state, python_state = torch.get_rng_state(), random.getstate()
     try:
-        _try_resume_point(latest, train_cfg, path)
+        _try_resume_point(latest, train_cfg, path, counters, prefix)
     finally:
         torch.set_rng_state(torch_state)
         random.setstate(python_state)
 
 
-def _try_resume_point(latest, train_cfg, path: Path) -> None:
+@dataclass(frozen=True)
+class ResumeCounters:
+    """How a run's latest.pt keeps its counters, for `check_resume_point`: the dataclass they fill
+    (each field's saved value must be of its default's type), where they sit in the checkpoint's
+    `extra`, and the way out to name when a part of the file is damaged."""
+
+    state: type
+    find: Callable[[dict], object]  # extra -> the dict of counters
+    way_out: str
+
+
+def _try_resume_point(latest, train_cfg, path: Path, counters: ResumeCounters, prefix: str) -> None:
     net = build_network(latest.model_config)
-    _try_resume_part(path, "state_dict", lambda: net.load_state_dict(latest.state_dict))
+    _try_resume_part(path, "state_dict", lambda: net.load_state_dict(latest.state_dict), counters.way_out)
     optimizer = build_optimizer(net, train_cfg)
     scheduler = build_scheduler(optimizer, train_cfg)
     _try_resume_part(path, "optimizer or LR schedule state",
-                     lambda: restore_optimizer(optimizer, scheduler, latest.optimizer_state, latest.scheduler_state, train_cfg))
+                     lambda: restore_optimizer(optimizer, scheduler, latest.optimizer_state, latest.scheduler_state, train_cfg, prefix=prefix),
+                     counters.way_out)
     for group in optimizer.param_groups:
         for param in group["params"]:
             for name, value in optimizer.state.get(param, {}).items():
                 if not torch.is_tensor(value):
                     continue
                 if value.dim() and value.shape != param.shape:
-                    _damaged(path, "optimizer state", f"its {name} has shape {list(value.shape)}, its weight {list(param.shape)}")
+                    _damaged(path, "optimizer state", f"its {name} has shape {list(value.shape)}, its weight {list(param.shape)}", counters.way_out)
                 if value.is_floating_point() and not bool(torch.isfinite(value).all()):
-                    _damaged(path, "optimizer state", f"its {name} holds NaN or infinite values")
-    _check_counters(latest.extra, path)
+                    _damaged(path, "optimizer state", f"its {name} holds NaN or infinite values", counters.way_out)
+    _check_counters(latest.extra, path, counters)
 
 
-def _check_counters(extra, path: Path) -> None:
-    """The RunState counters (each of its default's type; ints count as floats) and generators."""
+def _check_counters(extra, path: Path, counters: ResumeCounters) -> None:
+    """The run state's counters (each of its default's type; ints count as floats) and generators."""
     if not isinstance(extra, dict):
-        _damaged(path, "run state", f"a {type(extra).__name__}, expected a dict")
-    for f in dataclasses.fields(RunState):
-        if f.name not in extra:
+        _damaged(path, "run state", f"a {type(extra).__name__}, expected a dict", counters.way_out)
+    saved = counters.find(extra)
+    if not isinstance(saved, dict):
+        _damaged(path, "run state", f"a {type(saved).__name__}, expected a dict", counters.way_out)
+    for f in dataclasses.fields(counters.state):
+        if f.name not in saved:
             continue
         kind = type(f.default_factory() if f.default is dataclasses.MISSING else f.default)
-        value = extra[f.name]
-        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else kind):
-            _damaged(path, "run state", f"{f.name} is {value!r:.40}, expected type {kind.__name__}")
+        value = saved[f.name]
+        if isinstance(value, bool) != (kind is bool) or not isinstance(value, (int, float) if kind is float else kind):
+            _damaged(path, "run state", f"{f.name} is {value!r:.40}, expected type {kind.__name__}", counters.way_out)
     if extra.get("rng"):
-        _try_resume_part(path, "random generator state", lambda: restore_rng(np.random.default_rng(), extra["rng"]))
+        _try_resume_part(path, "random generator state", lambda: restore_rng(np.random.default_rng(), extra["rng"]), counters.way_out)
 
 
-def _try_resume_part(path: Path, part: str, load) -> None:
+def _try_resume_part(path: Path, part: str, load, way_out: str) -> None:
     try:
         load()
     except OptimizerMismatch:
         raise
     except Exception as error:  # noqa: BLE001 - a damaged state fails inside torch any way (KeyError, TypeError, RuntimeError, ...)
-        _damaged(path, part, f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]:.200}")
+        _damaged(path, part, f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]:.200}", way_out)
 
 
-def _damaged(path: Path, part: str, reason: str) -> None:
-    raise CheckpointError(f"checkpoint {path} has an unusable {part} ({reason}); {checkpoints.unusable_latest_hint(path.parent.parent)}")
+def _damaged(path: Path, part: str, reason: str, way_out: str) -> None:
+    raise CheckpointError(f"checkpoint {path} has an unusable {part} ({reason}); {way_out}")
 
 
 class TrainingRun:

@@ -202,7 +202,7 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
         latest = _check_latest_readable(run_dir)
         saved = _saved_model(run_dir / "config.yaml")
         if saved is not None:
-            _check_same_model(saved, cfg.model, str(run_dir / "config.yaml"))
+            check_same_model(saved, cfg.model, str(run_dir / "config.yaml"))
         saved_optimizer = _saved_value(run_dir / "config.yaml", "train", "optimizer")
         if saved_optimizer not in (None, cfg.train.optimizer):
             raise StartRefused(
@@ -211,7 +211,7 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
             )
         if latest is not None:
             # config.yaml can be missing or unreadable: the resume point itself decides.
-            _check_same_model(latest.model_config, cfg.model, str(run_dir / "checkpoints" / "latest.pt"))
+            check_same_model(latest.model_config, cfg.model, str(run_dir / "checkpoints" / "latest.pt"))
             _check_resume_point(latest, cfg, run_dir)
         _check_best_network(run_dir, cfg.model, latest)
         _check_prune_ledger(run_dir)
@@ -269,7 +269,7 @@ def _check_best_network(run_dir: Path, model: ModelConfig, latest) -> None:
         way_out = (f"best.pt holds a copy of it: cp {copy} {pointer['path']}" if copied
                    else "point best.json at another of its networks (checkpoints/net-*.pt)")
         raise StartRefused(f"{error}; it is the run's best network (named by {checkpoint_dir(run_dir) / 'best.json'}): {way_out}") from None
-    _check_same_model(best.model_config, model, pointer["path"])
+    check_same_model(best.model_config, model, pointer["path"])
 
 
 def _check_prune_ledger(run_dir: Path) -> None:
@@ -319,14 +319,16 @@ def check_init_from(path: str, model: ModelConfig, key: str) -> None:
         raise StartRefused(f"{key}: {error}") from None
     # A new run may add auxiliary heads to a network trained without them (they start untrained)
     # or leave a network's heads out: everything else must match.
-    _check_same_model(_without_heads(source.model_config), _without_heads(model), path)
+    check_same_model(_without_heads(source.model_config), _without_heads(model), path)
 
 
 def _without_heads(model: ModelConfig) -> ModelConfig:
     return dataclasses.replace(model, score_head=False, ownership_head=False)
 
 
-def _check_same_model(saved: ModelConfig, wanted: ModelConfig, where: str) -> None:
+def check_same_model(saved: ModelConfig, wanted: ModelConfig, where: str) -> None:
+    """StartRefused naming each model setting in which the network saved in `where` differs from
+    the config (training's and pretraining's resume checks)."""
     if saved == wanted:
         return
     diffs = [
