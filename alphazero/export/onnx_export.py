@@ -133,6 +133,7 @@ def build_onnx(network: nn.Module, source: str = ""):
     finally:
         registration_log.setLevel(level)
     proto = program.model_proto
+    _check_dynamic_batch(proto, network)
     cfg = getattr(network, "cfg", None)
     metadata = {
         "producer": "alphazero-othello (python -m alphazero.export)",
@@ -148,6 +149,21 @@ def build_onnx(network: nn.Module, source: str = ""):
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
     return proto
+
+
+def _check_dynamic_batch(proto, network: nn.Module) -> None:
+    """The exporter silently fixes the batch at the example's size when the forward pass turns it
+    into a constant (`len(tensor)` does): such a file, which the seed_cnn zoo networks once made,
+    passes the ONNX checker and then fails on every other batch size, the verification included.
+    Refuse it before anything is written."""
+    (planes,) = [entry for entry in proto.graph.input if entry.name == INPUT_NAME]
+    batch = planes.type.tensor_type.shape.dim[0]
+    if not batch.dim_param:
+        arch = getattr(getattr(network, "cfg", None), "arch", type(network).__name__)
+        raise ExportError(
+            f"the exported {arch} graph takes a fixed batch of {batch.dim_value} positions, not any number: its forward pass turns "
+            "the batch size into a constant (len(tensor) instead of tensor.shape[0]); nothing was written"
+        )
 
 
 def export_onnx(checkpoint: str | os.PathLike, out: str | os.PathLike) -> ExportReport:

@@ -98,7 +98,7 @@ class SeedCNN(nn.Module):
     def forward(self, planes, history=None):
         x = self.features(planes)
         squares = self.policy_conv(x).flatten(1) + self.square_bias
-        logits = torch.cat((squares, self.pass_logit.expand(len(squares), 1)), dim=1)
+        logits = torch.cat((squares, self.pass_logit.expand(squares.shape[0], 1)), dim=1)
         value = F.relu(self.value_conv(x)).flatten(1)
         value = torch.tanh(self.value_fc2(F.relu(self.value_fc1(value)))).squeeze(-1)
         return logits, value

@@ -120,3 +120,38 @@ def test_the_command_line_reports_one_line_on_bad_input(tmp_path):
     result = subprocess.run([sys.executable, "-m", "alphazero.export", "--checkpoint", str(tmp_path / "nope.pt"),
                              "--out", str(out)], capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
     assert result.returncode == 2 and "does not exist" in result.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("arch", ["seed_mlp", "seed_cnn"])
+def test_a_board_only_zoo_network_exports_with_a_dynamic_batch(arch, tmp_path):
+    """seed_cnn appended its pass logit with `expand(len(squares), 1)`: the exporter fixed the batch
+    at 2, the file was written, and the verification failed with a traceback on 256 positions."""
+    import dataclasses
+
+    source = tmp_path / f"{arch}.pt"
+    torch.manual_seed(0)
+    save_checkpoint(source, build_network(dataclasses.replace(model_preset(arch), blocks=2, channels=8)))
+    out = tmp_path / f"{arch}.onnx"
+    export_onnx(source, out)
+    (planes,) = onnx.load(str(out)).graph.input
+    assert planes.type.tensor_type.shape.dim[0].dim_param
+    check = compare_with_torch(load_for_export(source), out, random_positions(5, seed=1))
+    assert check["prior_max_abs"] <= PRIOR_TOLERANCE and check["value_max_abs"] <= VALUE_TOLERANCE
+
+
+def test_a_graph_with_a_fixed_batch_is_refused_and_nothing_is_written(tmp_path, monkeypatch):
+    from alphazero.nn import zoo
+
+    def fixed_batch_forward(self, planes, history=None):
+        x = self.features(planes)
+        squares = self.policy_conv(x).flatten(1) + self.square_bias
+        logits = torch.cat((squares, self.pass_logit.expand(len(squares), 1)), dim=1)
+        value = torch.tanh(self.value_fc2(torch.relu(self.value_fc1(torch.relu(self.value_conv(x)).flatten(1))))).squeeze(-1)
+        return logits, value
+
+    monkeypatch.setattr(zoo.SeedCNN, "forward", fixed_batch_forward)
+    source = tmp_path / "seed_cnn.pt"
+    save_checkpoint(source, build_network(model_preset("seed_cnn")))
+    with pytest.raises(ExportError, match="fixed batch of 2 positions"):
+        export_onnx(source, tmp_path / "model.onnx")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seed_cnn.pt"]
