@@ -49,6 +49,7 @@ def write_atomic(
     before_rename: called with the complete temporary file just before the rename (fault hooks).
     """
     path = Path(path)
+    check_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     if temp_path is None:
         temp, handle = _open_unique_temp(path)
@@ -69,6 +70,20 @@ def write_atomic(
         raise
     fsync_directory(path.parent)
     return path
+
+
+def check_target(path: Path) -> None:
+    """Fail, naming the path, where `path` cannot become a file: it is a directory, or a file sits
+    where one of its directories would be. Otherwise the rename's error names the temp file
+    (`.out.1a2b.tmp -> out`) and mkdir's says only "File exists", and each tool that writes an
+    output (`--ggf`, ship's OUT, export's --out, plots' OUT_DIR) would pass that on."""
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory: name a file to write")
+    for parent in path.parents:
+        if parent.is_dir():
+            return
+        if parent.exists() or parent.is_symlink():
+            raise NotADirectoryError(f"{parent} is a file, not a directory, so {path} cannot be written")
 
 
 def _open_unique_temp(path: Path) -> tuple[Path, BinaryIO]:

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from alphazero.atomic import append_json_line, write_atomic, write_bytes_atomic, write_json_atomic, write_text_atomic
+from alphazero.atomic import append_json_line, check_target, write_atomic, write_bytes_atomic, write_json_atomic, write_text_atomic
 
 
 def test_writes_replace_the_file_and_leave_no_temporary_files(tmp_path):
@@ -76,3 +76,16 @@ def test_appended_lines_survive_a_torn_last_line(tmp_path):
     lines = log.read_text().splitlines()
     assert json.loads(lines[0]) == {"n": 1} and json.loads(lines[-1]) == {"n": 3}
     assert lines[1] == '{"n": 2, "torn', "the torn line stays on its own line, for readers to skip"
+
+
+def test_a_target_that_is_a_directory_or_under_a_file_is_refused_naming_it(tmp_path):
+    """The rename's error named the temp file (".out.1a2b.tmp -> out") and mkdir's said only
+    "File exists"; every tool that writes an output passed that on."""
+    (tmp_path / "out").mkdir()
+    with pytest.raises(IsADirectoryError, match=f"^{tmp_path / 'out'} is a directory: name a file to write$"):
+        write_bytes_atomic(tmp_path / "out", b"x")
+    (tmp_path / "notes").write_text("kept")
+    with pytest.raises(NotADirectoryError, match=f"^{tmp_path / 'notes'} is a file, not a directory, so {tmp_path / 'notes' / 'a' / 'b.txt'} "):
+        write_bytes_atomic(tmp_path / "notes" / "a" / "b.txt", b"x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes", "out"] and not any((tmp_path / "out").iterdir())
+    check_target(tmp_path / "new" / "dir" / "file.txt")  # missing directories are fine: they are created

@@ -18,6 +18,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from alphazero.atomic import check_target, write_atomic
+
 # What each figure waits for, said when there is none yet.
 MISSING = {
     "losses": "no loss points yet (they come with the first training steps)",
@@ -66,6 +68,7 @@ def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[
             raise SystemExit(f"{tb_dir} does not exist: is {directory} a training run directory?")
     for directory, label in zip(run_dirs, labels(run_dirs)):
         runs[label] = with_initial_best(read_scalars(directory / "tb"))
+    check_target(out_dir / f"{prefix}{next(iter(FIGURES))}.png")  # OUT_DIR a file, or under one: OSError naming it
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     overlay = len(runs) > 1
@@ -92,7 +95,7 @@ def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[
         fig.suptitle(f"{title}: {name}", fontsize=11)
         fig.tight_layout()
         path = out_dir / f"{prefix}{name}.png"
-        fig.savefig(path, dpi=90)
+        write_atomic(path, lambda handle: fig.savefig(handle, format="png", dpi=90))  # never a torn PNG over the last one
         plt.close(fig)
         written.append(path)
     return written
@@ -166,7 +169,12 @@ def main(argv=None) -> int:
     parser.add_argument("out_dir", type=Path)
     parser.add_argument("--prefix", default="", help="file name prefix, e.g. learn60-")
     args = parser.parse_args(argv)
-    for path in export(args.run_dir, args.out_dir, args.prefix):
+    try:
+        written = export(args.run_dir, args.out_dir, args.prefix)
+    except OSError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for path in written:
         print(path)
     return 0
 

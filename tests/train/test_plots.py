@@ -45,6 +45,18 @@ def test_a_directory_without_tensorboard_logs_is_one_line_and_no_file(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("out", ["a-file", "a-file/png"])
+def test_an_out_dir_that_is_a_file_or_under_one_is_one_line_and_changes_nothing(tmp_path, capsys, out):
+    """Both were a FileExistsError/NotADirectoryError traceback from mkdir."""
+    pytest.importorskip("matplotlib", reason="matplotlib is the plots extra")
+    _write_run(tmp_path / "current", 0.0)
+    (tmp_path / "a-file").write_text("notes")
+    assert main([str(tmp_path / "current"), str(tmp_path / out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {tmp_path / 'a-file'} is a file, not a directory, so {tmp_path / out / 'losses.png'} cannot be written"]
+    assert (tmp_path / "a-file").read_text() == "notes"
+
+
 def _write_scalars(run_dir: Path, points: dict) -> None:
     from torch.utils.tensorboard import SummaryWriter
 
