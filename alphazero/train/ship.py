@@ -39,6 +39,8 @@ def _network_path(run_dir: Path, network: str) -> tuple[Path, dict]:
             pointer = read_best_pointer(run_dir)
         except FileNotFoundError as err:
             raise ShipError(f"{err}: is {run_dir} a training run directory?") from None
+        except ValueError as err:  # a damaged best.json: the message names it and the way out
+            raise ShipError(str(err)) from None
         return Path(pointer["path"]), {"choice": "best", "id": pointer["id"], "elo": pointer["elo"], "step": pointer["step"]}
     if network == "latest":
         return checkpoint_dir(run_dir) / "latest.pt", {"choice": "latest"}

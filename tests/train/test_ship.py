@@ -76,6 +76,8 @@ def test_ships_latest_or_a_numbered_network_on_request(tmp_path):
         (None, ["missing-run"], "no run directory at"),
         ("config", [], "config.yaml is missing"),
         ("pointer", [], "best.json is missing"),
+        ("garbled pointer", [], "best.json is not valid JSON"),
+        ("out is a directory", [], "selfplay.pt is a directory: name a file to write"),
         (None, ["--network", "9"], "net-000009.pt is missing"),
         (None, ["--network", "newest"], "--network must be best, latest or a network number"),
         ("corrupt", [], "net-000002.pt"),
@@ -90,12 +92,16 @@ def test_a_run_that_cannot_be_shipped_gets_one_line_and_no_file(tmp_path, capsys
         (run_dir / "checkpoints" / "best.json").unlink()
     elif damage == "corrupt":
         (run_dir / "checkpoints" / "net-000002.pt").write_bytes(b"not a checkpoint")
+    elif damage == "garbled pointer":  # a traceback from read_best_pointer's ValueError
+        (run_dir / "checkpoints" / "best.json").write_text("{garbage")
+    elif damage == "out is a directory":  # the message named the temp file: ".selfplay.pt.1a2b.tmp -> selfplay.pt"
+        (tmp_path / "selfplay.pt").mkdir()
     target = str(tmp_path / "missing-run") if args[:1] == ["missing-run"] else str(run_dir)
     out = tmp_path / "selfplay.pt"
     assert main([target, str(out), *[a for a in args if a != "missing-run"]]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: ") and message in err[0]
-    assert not out.exists()
+    assert not out.is_file()
 
 
 def test_sessions_skip_a_torn_line_and_say_what_they_ran(tmp_path):
