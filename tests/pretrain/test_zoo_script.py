@@ -44,3 +44,23 @@ def test_summary_of_runs_exported_without_benches_leaves_their_cells_empty():
     rows = [{"split": "year", "model": "seed_mlp", "samples": 2_000_000, "budget_reached": True, "train_seconds": 12}]
     table = zoo.summary_markdown(rows, args)
     assert "| year | seed_mlp |  | 2,000,000 |" in table and table.splitlines()[2].count("|") == table.splitlines()[4].count("|")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--models", "nosuch"], "argument --models: invalid choice: 'nosuch'"),
+    (["--batch-size", "0"], "argument --batch-size: must be >= 1, got 0"),
+    (["--threads", "0"], "argument --threads: must be >= 1, got 0"),
+    (["--minutes", "-1"], "argument --minutes: must be > 0, got -1"),
+    (["--warmup-steps", "x"], "argument --warmup-steps: expected a whole number, got 'x'"),
+    (["--wthor-dir", "nowhere"], "--wthor-dir nowhere: no such directory"),
+    (["--out", "a-file"], "--out a-file is a file, not a directory"),
+])
+def test_a_bad_argument_is_refused_before_any_run_directory_exists(tmp_path, monkeypatch, capsys, args, words):
+    """Each used to start every run, which then failed on it in turn (a ZeroDivisionError for
+    --batch-size 0), after creating the output directory and each run's directory."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a-file").write_text("notes")
+    with pytest.raises(SystemExit) as exit_:
+        zoo.parse_args(["--out", "zoo", *args])
+    assert exit_.value.code == 2 and words in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
