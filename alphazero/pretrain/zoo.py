@@ -182,8 +182,13 @@ def run_command(args, split: str, model: str, dataset_dir: Path, train_rows: int
     ]
 
 
-def train_all(args, datasets: dict, out: Path, deadline: float) -> dict:
-    """Start every run, wait for all (SIGTERM past the cap plus grace); {(split, model): rc}."""
+def train_all(args, datasets: dict, out: Path, deadline: float) -> tuple[dict, bool]:
+    """Start every run, wait for all (SIGTERM past the cap plus grace); ({(split, model): rc},
+    whether a SIGINT or SIGTERM to the zoo stopped them).
+
+    Each run is in a session of its own, so that the cap's SIGTERM reaches one run, and a Ctrl-C
+    or a SIGTERM to the zoo reaches none: the zoo forwards it as the cap's stop (SIGTERM: each run
+    saves latest.pt and stops; killed 30 s later), instead of dying and leaving its runs training."""
     cap_minutes = max(0.5, (deadline - time.monotonic()) / 60 - EVAL_RESERVE_MINUTES)
     running = {}
     for split in datasets:
@@ -208,27 +213,50 @@ def train_all(args, datasets: dict, out: Path, deadline: float) -> dict:
     log(f"started {len(running)} runs, {args.samples:,} samples each (batch {args.batch_size}), wall-clock cap {cap_minutes:.1f} min")
     hard_stop = time.monotonic() + cap_minutes * 60 + KILL_GRACE_SECONDS
     codes, stopped = {}, False
-    while len(codes) < len(running):
-        for key, (process, handle) in running.items():
-            if key not in codes and process.poll() is not None:
-                codes[key] = process.returncode
-                handle.close()
-                log(f"{key[0]}/{key[1]}: exited with {process.returncode}")
-        if not stopped and time.monotonic() > hard_stop:
-            for key, (process, _) in running.items():
-                if key not in codes:
-                    log(f"{key[0]}/{key[1]}: past the cap, SIGTERM (it saves and stops)")
-                    process.send_signal(signal.SIGTERM)
-            stopped, hard_stop = True, time.monotonic() + 30
-        elif stopped and time.monotonic() > hard_stop:
+    with _StopRequest() as request:
+        while len(codes) < len(running):
             for key, (process, handle) in running.items():
-                if key not in codes:
-                    process.kill()
-                    process.wait()
-                    codes[key] = "killed"
+                if key not in codes and process.poll() is not None:
+                    codes[key] = process.returncode
                     handle.close()
-        time.sleep(1)
-    return codes
+                    log(f"{key[0]}/{key[1]}: exited with {process.returncode}")
+            if not stopped and (request.signal_name or time.monotonic() > hard_stop):
+                why = f"{request.signal_name} to the zoo" if request.signal_name else "past the cap"
+                for key, (process, _) in running.items():
+                    if key not in codes:
+                        log(f"{key[0]}/{key[1]}: {why}, SIGTERM (it saves and stops)")
+                        process.send_signal(signal.SIGTERM)
+                stopped, hard_stop = True, time.monotonic() + 30
+            elif stopped and time.monotonic() > hard_stop:
+                for key, (process, handle) in running.items():
+                    if key not in codes:
+                        process.kill()
+                        process.wait()
+                        codes[key] = "killed"
+                        handle.close()
+            time.sleep(0.2 if stopped else 1)
+    return codes, request.signal_name is not None
+
+
+class _StopRequest:
+    """SIGINT and SIGTERM noted (by name) while the zoo waits for its runs, for `train_all` to
+    forward; the previous handlers come back afterwards."""
+
+    def __init__(self):
+        self.signal_name: str | None = None
+        self._previous = {}
+
+    def __enter__(self):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._note)
+        return self
+
+    def _note(self, signum, frame):
+        self.signal_name = self.signal_name or signal.Signals(signum).name
+
+    def __exit__(self, *exc):
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
 
 
 def export_and_score(args, split: str, model: str, datasets: dict, out: Path) -> dict:
@@ -327,7 +355,11 @@ def main(argv=None) -> int:
     log(f"output {out}; models {' '.join(args.models)}; splits {' '.join(args.splits)}; device {args.device}")
     datasets = build_datasets(args)
     warm_numba_caches()
-    codes = train_all(args, datasets, out, deadline)
+    codes, interrupted = train_all(args, datasets, out, deadline)
+    if interrupted:
+        log(f"stopped on request: the runs saved their latest.pt in {out / 'runs'}; nothing was scored "
+            "(run the same command again to export and score them; it does not train them again)")
+        return 130
     rows = []
     for split in args.splits:
         for model in args.models:

@@ -3,6 +3,8 @@ is trained on both splits in its own run, exported small and scored; a model tha
 others alone and is named in the summary."""
 
 import json
+import sys
+import time
 
 import pytest
 
@@ -64,3 +66,23 @@ def test_a_bad_argument_is_refused_before_any_run_directory_exists(tmp_path, mon
         zoo.parse_args(["--out", "zoo", *args])
     assert exit_.value.code == 2 and words in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_a_sigterm_to_the_zoo_is_forwarded_to_its_runs_which_stop_instead_of_training_on(tmp_path, monkeypatch):
+    """The runs live in sessions of their own (so that the cap's SIGTERM reaches one run), so a
+    signal to the zoo did not reach them: stopped by `timeout`, the zoo died and its runs trained on."""
+    import os
+    import signal
+    import threading
+
+    stopped = tmp_path / "stopped"
+    child = ("import signal, sys, time, pathlib\n"
+             f"signal.signal(signal.SIGTERM, lambda *a: (pathlib.Path({str(stopped)!r}).touch(), sys.exit(7)))\n"
+             "time.sleep(120)\n")
+    monkeypatch.setattr(zoo, "run_command", lambda *a: [sys.executable, "-c", child])
+    args = zoo.parse_args(["--out", str(tmp_path / "zoo"), "--models", "seed_mlp", "--splits", "year"])
+    threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    before = signal.getsignal(signal.SIGTERM)
+    codes, interrupted = zoo.train_all(args, {"year": (tmp_path / "dataset", 1000)}, tmp_path / "zoo", time.monotonic() + 600)
+    assert interrupted and codes == {("year", "seed_mlp"): 7} and stopped.exists()
+    assert signal.getsignal(signal.SIGTERM) is before
