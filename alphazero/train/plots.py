@@ -15,7 +15,11 @@ Needs matplotlib (`pip install -e ".[plots]"`).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
+import re
 import sys
+import threading
 from pathlib import Path
 
 from alphazero.atomic import check_target, write_atomic
@@ -43,12 +47,58 @@ def read_scalars(tb_dir: Path) -> dict[str, list[tuple[int, float]]]:
 
 def read_scalar_events(tb_dir: Path) -> dict[str, list[tuple[int, float, float]]]:
     """{tag: [(step, value, wall time in seconds since the epoch), ...]}: all of them (no sampling),
-    with TensorBoard's own handling of the events a resumed run purged."""
+    with TensorBoard's own handling of the events a resumed run purged. An events file with a
+    record that fails its checksum (damaged on disk) is read up to that record, as TensorBoard
+    does, and named in a warning: TensorBoard says so only at debug level, and a report or plot
+    would otherwise show a shorter run with no word why."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     accumulator = EventAccumulator(str(tb_dir), size_guidance={"scalars": 0})
-    accumulator.Reload()
+    with _checksum_failures() as damaged:
+        accumulator.Reload()
+    for name in sorted(damaged):
+        log.warning("%s: a record fails its checksum (damaged on disk): the curves stop at the events before it in that file", name)
     return {tag: [(e.step, e.value, e.wall_time) for e in accumulator.Scalars(tag)] for tag in accumulator.Tags()["scalars"]}
+
+
+log = logging.getLogger("alphazero.train.plots")
+# TensorBoard's record reader, at debug level, when a record's CRC does not match (a torn last
+# record, normal in a running or killed run's file, is "truncated" without a failed check).
+_CHECKSUM_FAILURE = re.compile(r"Truncated record in (.+) \(.*failed \w* ?crc32 check\)")
+
+
+class _ChecksumFailures(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.files: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        match = _CHECKSUM_FAILURE.search(record.getMessage())
+        if match:
+            self.files.add(match.group(1))
+
+
+_READING = threading.Lock()  # the web board reads runs from several threads; the logger is global
+
+
+@contextlib.contextmanager
+def _checksum_failures():
+    """The files whose records failed a checksum while TensorBoard read inside the block (its
+    debug messages are caught here and not passed on)."""
+    logger = logging.getLogger("tensorboard")
+    handler = _ChecksumFailures()
+    _READING.acquire()
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    try:
+        yield handler.files
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
+        _READING.release()
 
 
 def export(run_dir: Path | list[Path], out_dir: Path, prefix: str = "") -> list[Path]:

@@ -14,6 +14,7 @@ tracked files differed from that commit, so "trained with 173af75" is never a si
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import time
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 from alphazero.atomic import append_json_line
 
 SESSIONS_FILE = "sessions.jsonl"
+log = logging.getLogger("alphazero.train.provenance")
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,18 +52,24 @@ def record_session(run_dir, iteration: int, step: int, version: dict | None = No
 
 
 def read_sessions(run_dir) -> list[dict]:
-    """The recorded sessions, oldest first; a line torn by a kill is skipped."""
+    """The recorded sessions, oldest first. A last line torn by a kill is skipped quietly; any
+    other line that is not a session is skipped with a warning naming it, since what reads them
+    (the report's run time, the commits a shipped network names) is then short of a session."""
     path = Path(run_dir) / SESSIONS_FILE
     if not path.exists():
         return []
     sessions = []
-    for line in path.read_text().splitlines():
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
         try:
             row = json.loads(line)
         except json.JSONDecodeError:
-            continue
+            row = None
         if isinstance(row, dict):
             sessions.append(row)
+        elif line.strip() and not (number == len(lines) and not text.endswith("\n")):
+            log.warning("%s:%d: not a session record, skipped (%.60r)", path, number, line)
     return sessions
 
 

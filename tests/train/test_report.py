@@ -9,6 +9,7 @@ import pytest
 from alphazero.nn.checkpoint import build_network
 from alphazero.nn.config import model_preset
 from alphazero.train import checkpoints
+from alphazero.train.plots import read_scalar_events
 from alphazero.train.report import build_report, main, run_clock
 
 T0 = 1_790_000_000.0  # a whole second, as sessions.jsonl records them
@@ -114,3 +115,40 @@ def test_report_and_games_on_a_real_smoke_run(tmp_path, capsys):
     assert "network #" in text and "simulations" in text and ("Game over" in text)
     assert games_main([str(run), "--ggf", str(tmp_path / "games.ggf")]) == 0
     assert "games to" in capsys.readouterr().out
+
+
+def test_a_damaged_events_file_is_named_in_a_warning_and_a_torn_last_record_is_not(tmp_path, caplog):
+    """TensorBoard stops reading a file at a record whose checksum fails and says so only at debug
+    level: the report showed a shorter run (step 0, no gates) without a word."""
+    run = fake_run(tmp_path / "run")
+    (events,) = (run / "tb").glob("events.out.tfevents.*")
+    data = events.read_bytes()
+    torn = tmp_path / "torn"
+    torn.mkdir()
+    (torn / events.name).write_bytes(data[:-7])  # a killed writer's last record
+    with caplog.at_level("WARNING"):
+        read_scalar_events(torn)
+    assert "checksum" not in caplog.text
+    damaged = bytearray(data)
+    damaged[len(damaged) // 2] ^= 0xFF  # inside a record of the middle of the file
+    events.write_bytes(bytes(damaged))
+    with caplog.at_level("WARNING"):
+        report = build_report(run)
+    assert f"{events}: a record fails its checksum (damaged on disk)" in caplog.text
+    assert report.step < 200  # the events after the damage are lost, as TensorBoard loses them
+
+
+def test_a_garbled_session_line_is_named_in_a_warning_and_a_torn_last_one_is_not(tmp_path, caplog):
+    from alphazero.train.provenance import read_sessions
+
+    run = fake_run(tmp_path / "run")
+    sessions = run / "sessions.jsonl"
+    lines = sessions.read_text().splitlines()
+    sessions.write_text(lines[0] + "\n" + lines[1][:20])  # torn by a kill while appending
+    with caplog.at_level("WARNING"):
+        assert len(read_sessions(run)) == 1
+    assert "sessions.jsonl" not in caplog.text
+    sessions.write_text("#garbage\n" + lines[1] + "\n")
+    with caplog.at_level("WARNING"):
+        assert len(read_sessions(run)) == 1
+    assert f"{sessions}:1: not a session record, skipped ('#garbage')" in caplog.text
