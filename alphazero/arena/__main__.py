@@ -22,6 +22,7 @@ import json
 import sys
 from pathlib import Path
 
+from alphazero.argtypes import non_negative_int, positive_int
 from alphazero.arena.game_log import GameLog
 from alphazero.arena.ladder import play_ladder
 from alphazero.arena.match import check_shard, play_match, save_games_transcripts
@@ -34,13 +35,13 @@ SPEC_HELP = "player spec, one of: " + "; ".join(SPEC_FORMS)
 
 
 def _common_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--pairs", type=_positive_int, required=True, help="openings, each played with both colours")
-    parser.add_argument("--opening-plies", type=_non_negative_int, default=4, help="random opening length (default 4)")
+    parser.add_argument("--pairs", type=positive_int, required=True, help="openings, each played with both colours")
+    parser.add_argument("--opening-plies", type=non_negative_int, default=4, help="random opening length (default 4)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random openings (default 0)")
     parser.add_argument("--openings", metavar="FILE", help="transcripts, one opening per line, instead of random ones")
     add_progress_option(parser, "games over, moves played and the time left")
     parser.add_argument(
-        "--concurrency", type=_positive_int, metavar="N",
+        "--concurrency", type=positive_int, metavar="N",
         help="at most N games in play at once (default: all); with --games-log against a slow engine, "
         "games then finish (and are logged) one by one",
     )
@@ -55,13 +56,6 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
 def _shard(text: str) -> tuple[int, int]:
     parts = text.split("/")
     try:
@@ -73,13 +67,6 @@ def _shard(text: str) -> tuple[int, int]:
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
     return index, count
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def match_parser() -> argparse.ArgumentParser:
@@ -105,7 +92,7 @@ def ladder_parser() -> argparse.ArgumentParser:
     _common_options(parser)
     parser.add_argument("--out", metavar="FILE.md", help="also write the markdown report here")
     parser.add_argument(
-        "--gauntlet", type=_non_negative_int, default=0, metavar="K",
+        "--gauntlet", type=non_negative_int, default=0, metavar="K",
         help="only pairings with one of the first K players: they play everyone, the rest (a fixed field) do not play each other",
     )
     parser.add_argument(

@@ -5,22 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from alphazero.argtypes import positive_int
 from alphazero.data.ggf import write_ggf
 from alphazero.games.catalog import Catalog, CatalogError, replay_directory
 from alphazero.games.text import listing, replay
 from alphazero.play.render import color_wanted
 
 LISTED_BY_DEFAULT = 10
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _game_number(text: str) -> int:
@@ -42,7 +33,7 @@ def parse_args(argv):
     )
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a training run directory (or its replay/ directory)")
     parser.add_argument("--ggf", metavar="OUT.ggf", help="write the games (all, or the newest --last N) as GGF, one per line")
-    parser.add_argument("--last", type=_positive_int, metavar="N", help="only the newest N games")
+    parser.add_argument("--last", type=positive_int, metavar="N", help="only the newest N games")
     parser.add_argument("--show", type=_game_number, metavar="K", help="replay game K move by move, with the search's figures")
     parser.add_argument("--style", choices=["auto", "plain", "color"], default="auto",
                         help="board drawing for --show: colour on a terminal (auto, the default; NO_COLOR disables it)")

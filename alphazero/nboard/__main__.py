@@ -14,7 +14,8 @@ from __future__ import annotations
 import sys
 
 from alphazero.nboard.engine import DEFAULT_SIMULATIONS_PER_DEPTH, NBoardEngine, serve
-from alphazero.play.choosers import chooser_from_args, front_end_parser, positive_int
+from alphazero.argtypes import positive_int
+from alphazero.play.choosers import chooser_from_args, front_end_parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 
+from alphazero.argtypes import non_negative_float
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import NotationError, parse_board_text, parse_transcript
 from alphazero.play.choosers import (
@@ -29,7 +30,6 @@ from alphazero.play.choosers import (
     build_chooser,
     chooser_from_spec,
     front_end_parser,
-    non_negative_float,
 )
 from alphazero.play.render import color_wanted
 from alphazero.play.session import PlaySession, Seat

@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from alphazero.argtypes import positive_float, positive_int
 from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, leaves_for, search_within
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
@@ -581,31 +582,6 @@ def build_chooser(
             "mcts:evaluator=uniform,simulations=400, ...)"
         )
     return network_chooser(path, settings)
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    """A finite number >= 0 (a pause of 0 is no pause, a valid choice)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text}")
-    return value
 
 
 def default_endgame_empties() -> int:

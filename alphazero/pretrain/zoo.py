@@ -43,6 +43,7 @@ import time
 import traceback
 from pathlib import Path
 
+from alphazero.argtypes import non_negative_int, positive_float, positive_int
 from alphazero.data.dataset import ensure_dataset
 from alphazero.nn.config import PRESET_NAMES
 from alphazero.pretrain.config import DEFAULT_WTHOR_DIR, REPO_ROOT, PretrainConfig
@@ -73,11 +74,11 @@ def parse_args(argv):
     parser.add_argument("--models", nargs="+", default=list(MODELS), choices=PRESET_NAMES, metavar="MODEL", help=f"model presets (default: {' '.join(MODELS)})")
     parser.add_argument("--splits", nargs="+", default=list(SPLITS), choices=SPLITS, help="default: both")
     parser.add_argument("--samples", type=int, default=2_000_000, help="training samples per model (the shared budget)")
-    parser.add_argument("--batch-size", type=_at_least(int, 1), default=1024)
-    parser.add_argument("--warmup-steps", type=_at_least(int, 0), default=100)
-    parser.add_argument("--minutes", type=_at_least(float, 0, above=True), default=9.0, help="wall-clock limit of the whole command")
+    parser.add_argument("--batch-size", type=positive_int, default=1024)
+    parser.add_argument("--warmup-steps", type=non_negative_int, default=100)
+    parser.add_argument("--minutes", type=positive_float, default=9.0, help="wall-clock limit of the whole command")
     parser.add_argument("--device", default="auto", help="auto (CUDA if present), cuda, cpu")
-    parser.add_argument("--threads", type=_at_least(int, 1), default=1, help="torch CPU threads per run")
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads per run")
     parser.add_argument("--wthor-dir", default="", help="WTH_*.wtb directory (default: see default_wthor_dir)")
     parser.add_argument("--test-years", type=int, nargs="+", default=[2018], help="the year split's held-out years (default 2018)")
     parser.add_argument("--seed", type=int, default=0)
@@ -93,21 +94,6 @@ def parse_args(argv):
     if args.wthor_dir and not Path(args.wthor_dir).is_dir():
         parser.error(f"--wthor-dir {args.wthor_dir}: no such directory")
     return args
-
-
-def _at_least(kind, minimum, above: bool = False):
-    """An argparse type: a number >= `minimum` (> with `above`), refused in argparse's one line
-    before any run directory exists (each run used to fail on it in turn: a ZeroDivisionError for
-    --batch-size 0, every run failing for --threads 0)."""
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a {'whole ' if kind is int else ''}number, got {text!r}") from None
-        if value < minimum or (above and value == minimum):
-            raise argparse.ArgumentTypeError(f"must be {'>' if above else '>='} {minimum}, got {text}")
-        return value
-    return parse
 
 
 REQUIRED_MODULES = ("numpy", "numba", "torch", "hydra", "omegaconf", "tqdm", "tensorboard")

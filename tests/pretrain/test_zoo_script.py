@@ -52,7 +52,7 @@ def test_summary_of_runs_exported_without_benches_leaves_their_cells_empty():
     (["--models", "nosuch"], "argument --models: invalid choice: 'nosuch'"),
     (["--batch-size", "0"], "argument --batch-size: must be >= 1, got 0"),
     (["--threads", "0"], "argument --threads: must be >= 1, got 0"),
-    (["--minutes", "-1"], "argument --minutes: must be > 0, got -1"),
+    (["--minutes", "-1"], "argument --minutes: must be a number > 0, got -1"),
     (["--warmup-steps", "x"], "argument --warmup-steps: expected a whole number, got 'x'"),
     (["--wthor-dir", "nowhere"], "--wthor-dir nowhere: no such directory"),
     (["--out", "a-file"], "--out a-file is a file, not a directory"),
