@@ -20,15 +20,21 @@ def test_zoo_trains_every_model_on_both_splits_and_survives_a_failing_one(tmp_pa
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the datasets go to pretraining's cache
     wthor = write_two_years(tmp_path / "wthor")
     out = tmp_path / "zoo"
+    real_command = zoo.run_command
+
+    def seed_cnn_fails(args, split, model, *rest):  # an unknown preset is now refused up front, so one run fails here
+        return [sys.executable, "-c", "raise SystemExit(3)"] if model == "seed_cnn" else real_command(args, split, model, *rest)
+
+    monkeypatch.setattr(zoo, "run_command", seed_cnn_fails)
     code = zoo.main([
-        "--out", str(out), "--models", "seed_mlp", "no_such_model", "--splits", "year", "random5",
+        "--out", str(out), "--models", "seed_mlp", "seed_cnn", "--splits", "year", "random5",
         "--samples", "96", "--batch-size", "32", "--device", "cpu", "--wthor-dir", str(wthor),
         "--test-years", str(VALIDATION_YEAR), "--minutes", "4",
     ])
-    assert code == 1  # no_such_model failed
+    assert code == 1  # seed_cnn failed
     rows = {(row["split"], row["model"]): row for row in json.loads((out / "summary.json").read_text())}
     for split in ("year", "random5"):
-        assert "error" in rows[(split, "no_such_model")]
+        assert "error" in rows[(split, "seed_cnn")] and rows[(split, "seed_cnn")]["exit_code"] == 3
         for model in ("seed_mlp",):
             row = rows[(split, model)]
             assert row["exit_code"] == 0 and row["samples"] == 96 and row["budget_reached"], row
@@ -36,7 +42,7 @@ def test_zoo_trains_every_model_on_both_splits_and_survives_a_failing_one(tmp_pa
             assert row["network_cpu"]["parameters"] > 0
             assert load_checkpoint(out / split / f"{model}.pt").model_config == model_preset(model)
             assert not list((out / "runs" / split / model / "checkpoints").glob("*.pt"))  # large files dropped
-    assert "no_such_model | failed" in (out / "summary.md").read_text()
+    assert "seed_cnn | failed" in (out / "summary.md").read_text()
 
 
 def test_summary_of_runs_exported_without_benches_leaves_their_cells_empty():
