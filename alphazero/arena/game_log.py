@@ -30,6 +30,7 @@ class GameLog:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
+        self._reported: set[int] = set()  # damaged lines already warned about (a ladder reads the log once a pairing)
 
     def finished_games(self, player_a: str, player_b: str, identity_a: str = "", identity_b: str = "") -> dict[GameKey, list[int]]:
         """The logged games between `player_a` (as A) and `player_b`: key -> actions (opening
@@ -53,7 +54,10 @@ class GameLog:
                     continue
                 key, actions = _checked_game(row)
             except (ValueError, KeyError, TypeError, IllegalMoveError, NotationError) as err:
-                print(f"warning: {self.path}:{number}: unusable game record ignored, the game will be played again ({line_problem(err)})", file=sys.stderr)
+                if number not in self._reported:
+                    self._reported.add(number)
+                    print(f"warning: {self.path}:{number}: unusable game record ignored, the game will be played again ({line_problem(err)})",
+                          file=sys.stderr)
                 continue
             out[key] = actions
         if others:

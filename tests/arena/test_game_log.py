@@ -228,3 +228,12 @@ def test_a_ladder_results_file_replays_a_match_of_another_network_under_the_same
     play_ladder([other, AlphaBetaPlayer(depth=1)], num_pairs=1, results_path=results)
     assert other.calls > 0
     assert "the match net vs alphabeta(depth=1) there was played by another network" in capsys.readouterr().err
+
+
+def test_a_damaged_line_is_reported_once_however_many_pairings_read_the_log(tmp_path, capsys):
+    from alphazero.arena.ladder import play_ladder
+
+    path = tmp_path / "games.jsonl"
+    path.write_text("{not json\n")
+    play_ladder([GreedyPlayer(), AlphaBetaPlayer(depth=1), _Labelled("third", "")], num_pairs=1, game_log=GameLog(path))
+    assert capsys.readouterr().err.count("games.jsonl:1: unusable game record ignored") == 1
