@@ -60,8 +60,9 @@ def _check_start(cfg, run_dir: Path) -> None:
     from alphazero.nn.checkpoint import CheckpointError
     from alphazero.pretrain.loop import check_directory, check_resume, check_teacher, check_wthor_inputs
     from alphazero.train.run_dir import RunDirectoryError
-    from alphazero.train.startup import StartRefused, check_init_from
+    from alphazero.train.startup import StartRefused, check_devices, check_init_from
 
+    check_devices(("pretrain.device", cfg.pretrain.device))
     try:
         check_directory(run_dir, cfg.run.resume)
     except RunDirectoryError as error:

@@ -182,6 +182,7 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
             f"train.batch_size={cfg.train.batch_size} does not split evenly over the {processes} training processes "
             f"(WORLD_SIZE); use a multiple of {processes}"
         )
+    check_devices(("train.device", cfg.train.device), ("selfplay.device", cfg.selfplay.device))
     if cfg.selfplay.backend == "ray":
         from alphazero.selfplay.ray_backend import RayConnectError, RayMissing, check_cluster, require_ray
 
@@ -217,6 +218,28 @@ def check_run_start(cfg: Config, run_dir: Path) -> None:
         _check_prune_ledger(run_dir)
     elif cfg.train.init_from:
         check_init_from(cfg.train.init_from, cfg.model, "train.init_from")
+
+
+def check_devices(*devices: tuple[str, str]) -> None:
+    """Each (key, device name) the machine has, else StartRefused naming every key that needs
+    changing: a device that is not there (`experiment=gpu` where there is no CUDA) is refused
+    before the run directory exists; the setup found it only after writing a new run there, and
+    the same command again was then refused as a start over an existing run. `auto` and `cpu`
+    always resolve, so torch is imported only for another name."""
+    wrong, reason = [], ""
+    for key, name in devices:
+        if name in ("auto", "cpu"):
+            continue
+        from alphazero.nn.inference import resolve_device
+
+        try:
+            resolve_device(name)
+        except ValueError as error:
+            wrong.append((key, name))
+            reason = reason or str(error)
+    if wrong:
+        raise StartRefused(f"{', '.join(f'{k}={n}' for k, n in wrong)}: {reason}; on this machine use "
+                           f"{' '.join(f'{k}=auto' for k, _ in wrong)}")
 
 
 def _check_latest_readable(run_dir: Path):

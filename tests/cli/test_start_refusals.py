@@ -434,3 +434,32 @@ def test_a_refused_command_line_answers_without_importing_torch(tmp_path, module
     assert proc.stdout.split() == ["2", "False"], (proc.stdout, proc.stderr)
     assert override.split("=")[0].split(".")[-1] in proc.stderr
     assert not (tmp_path / "run").exists()
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+_NO_CUDA = pytest.mark.skipif(_cuda_available(), reason="needs a machine without CUDA (a device the machine lacks)")
+
+
+@_NO_CUDA
+def test_a_device_the_machine_lacks_is_refused_naming_every_key_before_the_run_directory_exists(tmp_path):
+    """experiment=gpu on a CPU machine wrote a new run (best network, config.yaml, log.txt) before
+    the setup found no CUDA, and the same command again was refused as a start over that run."""
+    with pytest.raises(StartRefused) as refused:
+        check_command_line(["experiment=gpu", f"run.dir={tmp_path / 'run'}"], CONF_DIR)
+    assert str(refused.value).startswith("train.device=cuda, selfplay.device=cuda: device 'cuda' requested but CUDA is not available")
+    assert str(refused.value).endswith("on this machine use train.device=auto selfplay.device=auto")
+    with pytest.raises(StartRefused, match=r"^train\.device=tpu: unknown device 'tpu'"):
+        check_command_line(["experiment=smoke", "train.device=tpu", f"run.dir={tmp_path / 'run'}"], CONF_DIR)
+    assert not (tmp_path / "run").exists()
+
+
+@_NO_CUDA
+def test_pretraining_on_a_device_the_machine_lacks_is_refused_by_the_program_leaving_no_directory(tmp_path):
+    proc = run_module("alphazero.pretrain", ["pretrain.device=cuda", "run.dir=run"], cwd=tmp_path)
+    assert_one_line_refusal(proc, "pretrain.device=cuda: device 'cuda' requested but CUDA is not available", "pretrain.device=auto")
+    assert not (tmp_path / "run").exists()
