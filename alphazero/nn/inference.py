@@ -55,32 +55,37 @@ CPU_KERNELS = ("auto", "eager")
 _VERSION = operator.attrgetter("_version")
 
 
+class DeviceError(ValueError):
+    """A device name that is not one, or a device this machine does not have; the message names it."""
+
+
 def resolve_device(name: str | torch.device = "auto") -> torch.device:
     """"auto" -> CUDA if available else CPU; also "cpu", "cuda", "cuda:N", "mps" or a torch.device.
 
-    Raises ValueError naming the value when it is not a device name or the device is unavailable.
+    Raises DeviceError (a ValueError) naming the value when it is not a device name or the device
+    is unavailable.
     """
     if isinstance(name, torch.device):
         device = name
     elif not isinstance(name, str):
-        raise ValueError(f"device must be a string or torch.device, got {type(name).__name__} {name!r}")
+        raise DeviceError(f"device must be a string or torch.device, got {type(name).__name__} {name!r}")
     elif name == "auto":
         return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
     else:
         try:
             device = torch.device(name)
         except RuntimeError:
-            raise ValueError(f"unknown device {name!r}; expected 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
+            raise DeviceError(f"unknown device {name!r}; expected 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            raise ValueError(f"device {name!r} requested but CUDA is not available (torch {torch.__version__})")
+            raise DeviceError(f"device {name!r} requested but CUDA is not available (torch {torch.__version__})")
         if device.index is not None and device.index >= torch.cuda.device_count():
-            raise ValueError(f"device {name!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
+            raise DeviceError(f"device {name!r} requested but only {torch.cuda.device_count()} CUDA device(s) exist")
     elif device.type == "mps":
         if not torch.backends.mps.is_available():
-            raise ValueError(f"device {name!r} requested but MPS is not available")
+            raise DeviceError(f"device {name!r} requested but MPS is not available")
     elif device.type != "cpu":
-        raise ValueError(f"unsupported device {name!r}; expected 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")
+        raise DeviceError(f"unsupported device {name!r}; expected 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")
     return device
 
 

@@ -584,6 +584,21 @@ def build_chooser(
     return network_chooser(path, settings)
 
 
+def available_device(text: str) -> str:
+    """A device this machine has, checked as the options are read (an argparse type), so that
+    `--device cuda` on a machine without CUDA is one line, not a traceback after the network has
+    loaded; `auto` and `cpu` need no check (and no torch import)."""
+    if text in ("auto", "cpu"):
+        return text
+    from alphazero.nn.inference import DeviceError, resolve_device
+
+    try:
+        resolve_device(text)
+    except DeviceError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def default_endgame_empties() -> int:
     from alphazero.mcts.config import MCTSConfig
 
@@ -648,7 +663,7 @@ def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
                        help=f"MCTS simulations per move (default {DEFAULT_SIMULATIONS} when --seconds is not given)")
     group.add_argument("--seconds", type=positive_float,
                        help="thinking time per move; with --simulations too, whichever ends first")
-    group.add_argument("--device", default="auto", help="torch device for the network: auto, cpu, cuda, ...")
+    group.add_argument("--device", type=available_device, default="auto", help="torch device for the network: auto, cpu, cuda, ...")
     group.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads (default 1; docs/threads.md)")
     group.add_argument("--precision", choices=("auto", "fp32", "bf16", "fp16"), default="auto",
                        help="the network's arithmetic: auto (the faster on this machine, measured once and cached), "

@@ -19,6 +19,7 @@ from alphazero.validation import ConfigValueError
         (["network", "--checkpoint", "{tmp}"], "is not a file"),
         (["auxiliary", "--preset", "huge"], "invalid choice: 'huge'"),
         (["auxiliary", "--data", "{tmp}", "--steps", "1", "--repeats", "1"], "no WTHOR files (WTH_*.wtb) in {tmp}"),
+        (["network", "--device", "tpu"], "unknown device 'tpu'"),
     ],
 )
 def test_a_bad_argument_or_input_is_one_line_naming_it(tmp_path, capsys, argv, message):

@@ -116,3 +116,16 @@ def test_subprocess_survives_binary_garbage_and_ends_at_eof():
     assert "Black (you) plays f5" in out
     assert "End of input: leaving the game." in out
     assert "Traceback" not in done.stderr.decode()
+
+
+@pytest.mark.parametrize("device, words", [
+    ("tpu", "unknown device 'tpu'"),
+    pytest.param("cuda", "device 'cuda' requested but CUDA is not available", marks=pytest.mark.skipif(
+        __import__("torch").cuda.is_available(), reason="needs a machine without CUDA")),
+])
+def test_a_device_the_machine_lacks_is_refused_as_the_options_are_read(monkeypatch, capsys, device, words):
+    """It was a ValueError traceback from inside load_network, after the network file was read."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    with pytest.raises(SystemExit) as exit_:
+        main(["--device", device])
+    assert exit_.value.code == 2 and f"argument --device: {words}" in capsys.readouterr().err
