@@ -69,6 +69,7 @@ class GTPEngine:
         self.timeout = timeout
         # Bounded: an engine that prints without end blocks on its pipe instead of growing the queue.
         self._lines: queue.Queue = queue.Queue(maxsize=MAX_ANSWER_LINES)
+        self._killed = threading.Event()  # set by kill(): the stdout reader drops lines from then on
         self._stderr: collections.deque = collections.deque(maxlen=40)
         self._pending: list[str] = []
         self._broken: str | None = None
@@ -86,7 +87,8 @@ class GTPEngine:
             )
         except OSError as err:
             raise GTPError(f"cannot start GTP engine {self.name!r}: {err}") from None
-        threading.Thread(target=self._pump, args=(self.process.stdout, self._lines.put), daemon=True).start()
+        self._stdout_pump = threading.Thread(target=self._pump, args=(self.process.stdout, self._put_line), daemon=True)
+        self._stdout_pump.start()
         self._stderr_pump = threading.Thread(target=self._pump, args=(self.process.stderr, self._stderr.append), daemon=True)
         self._stderr_pump.start()
 
@@ -103,6 +105,17 @@ class GTPEngine:
                     pass
             sink(line.rstrip("\r\n"))
         sink(None)
+
+    def _put_line(self, line) -> None:
+        """Queue a line of stdout for `receive`; once the engine is killed, drop it. The queue is
+        bounded, so a reader that blocked on a full queue after the engine failed (garbage without
+        end) would otherwise wait forever, holding the pipe and up to MAX_ANSWER_LINES lines."""
+        while not self._killed.is_set():
+            try:
+                self._lines.put(line, timeout=0.1)
+                return
+            except queue.Full:
+                continue
 
     # ------------------------------------------------------------------------------------------
     # Raw protocol
@@ -231,6 +244,7 @@ class GTPEngine:
         self.kill()
 
     def kill(self) -> None:
+        self._killed.set()  # no one reads the lines now: let the stdout reader run on to EOF and end
         if self.process.poll() is None:
             try:
                 self.process.stdin.close()

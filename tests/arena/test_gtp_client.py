@@ -72,6 +72,18 @@ def test_an_engine_printing_garbage_fails_at_once_naming_it(script, reason):
     assert time.monotonic() - started < 30, "not left to the time limit"
 
 
+@pytest.mark.parametrize("script", ['while True: print("garbage", flush=True)', 'while True: print("= garbage", flush=True)'])
+def test_the_stdout_reader_of_an_engine_killed_for_garbage_ends(script):
+    # The reader blocks on the bounded line queue once the engine floods it; after the failure
+    # kills the engine, nobody reads the queue, so the reader must drop lines and reach EOF, not
+    # wait forever holding the pipe and up to MAX_ANSWER_LINES lines.
+    engine = GTPEngine(fake_engine(script), timeout=60)
+    with pytest.raises(GTPError):
+        engine.setup()
+    engine._stdout_pump.join(timeout=10)
+    assert not engine._stdout_pump.is_alive(), "the stdout reader thread of a killed engine is still blocked"
+
+
 def test_an_endless_line_is_read_in_bounded_pieces(monkeypatch):
     from alphazero.arena import gtp_client
 
