@@ -40,4 +40,4 @@ def read_best_pointer(run_dir) -> dict:
 def _names_a_network(pointer) -> bool:
     """Valid JSON of another shape would fail later as a KeyError or TypeError in whoever reads it."""
     return (isinstance(pointer, dict) and isinstance(pointer.get("id"), int) and isinstance(pointer.get("file"), str)
-            and isinstance(pointer.get("elo"), (int, float)))
+            and isinstance(pointer.get("elo"), (int, float)) and isinstance(pointer.get("step"), int))

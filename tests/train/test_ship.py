@@ -77,6 +77,7 @@ def test_ships_latest_or_a_numbered_network_on_request(tmp_path):
         ("config", [], "config.yaml is missing"),
         ("pointer", [], "best.json is missing"),
         ("garbled pointer", [], "best.json is not valid JSON"),
+        ("pointer without step", [], "best.json does not name a network"),
         ("out is a directory", [], "selfplay.pt is a directory: name a file to write"),
         (None, ["--network", "9"], "net-000009.pt is missing"),
         (None, ["--network", "newest"], "--network must be best, latest or a network number"),
@@ -94,6 +95,8 @@ def test_a_run_that_cannot_be_shipped_gets_one_line_and_no_file(tmp_path, capsys
         (run_dir / "checkpoints" / "net-000002.pt").write_bytes(b"not a checkpoint")
     elif damage == "garbled pointer":  # a traceback from read_best_pointer's ValueError
         (run_dir / "checkpoints" / "best.json").write_text("{garbage")
+    elif damage == "pointer without step":  # passed the pointer check, then a KeyError traceback in ship
+        (run_dir / "checkpoints" / "best.json").write_text('{"id": 2, "file": "net-000002.pt", "elo": 0.0}')
     elif damage == "out is a directory":  # the message named the temp file: ".selfplay.pt.1a2b.tmp -> selfplay.pt"
         (tmp_path / "selfplay.pt").mkdir()
     target = str(tmp_path / "missing-run") if args[:1] == ["missing-run"] else str(run_dir)
