@@ -176,30 +176,34 @@ def train_all(args, datasets: dict, out: Path, deadline: float) -> tuple[dict, b
     or a SIGTERM to the zoo reaches none: the zoo forwards it as the cap's stop (SIGTERM: each run
     saves latest.pt and stops; killed 30 s later), instead of dying and leaving its runs training."""
     cap_minutes = max(0.5, (deadline - time.monotonic()) / 60 - EVAL_RESERVE_MINUTES)
-    running = {}
-    for split in datasets:
-        dataset_dir, train_rows = datasets[split]
-        for model in args.models:
-            run_dir = out / "runs" / split / model
-            if (run_dir / "checkpoints" / "latest.pt").exists() or (out / split / f"{model}.pt").exists():
-                log(f"{split}/{model}: already done or started in {run_dir}; skipped (remove it to retrain)")
-                continue
-            run_dir.mkdir(parents=True, exist_ok=True)
-            command = run_command(args, split, model, dataset_dir, train_rows, run_dir, cap_minutes)
-            (run_dir / "command.txt").write_text(" ".join(command) + "\n")
-            handle = open(run_dir / "stdout.txt", "w")
-            env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
-            try:
-                process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=handle, stderr=subprocess.STDOUT, env=env, start_new_session=True)
-            except OSError as error:
-                log(f"{split}/{model}: could not start: {error}")
-                handle.close()
-                continue
-            running[(split, model)] = (process, handle)
-    log(f"started {len(running)} runs, {args.samples:,} samples each (batch {args.batch_size}), wall-clock cap {cap_minutes:.1f} min")
-    hard_stop = time.monotonic() + cap_minutes * 60 + KILL_GRACE_SECONDS
-    codes, stopped = {}, False
+    # The handlers go in before the first run starts: a signal while they start (the zoo would die
+    # of it) leaves no run training on.
     with _StopRequest() as request:
+        running = {}
+        for split in datasets:
+            dataset_dir, train_rows = datasets[split]
+            for model in args.models:
+                if request.signal_name:
+                    break  # stopped while starting: start no more; those running are stopped below
+                run_dir = out / "runs" / split / model
+                if (run_dir / "checkpoints" / "latest.pt").exists() or (out / split / f"{model}.pt").exists():
+                    log(f"{split}/{model}: already done or started in {run_dir}; skipped (remove it to retrain)")
+                    continue
+                run_dir.mkdir(parents=True, exist_ok=True)
+                command = run_command(args, split, model, dataset_dir, train_rows, run_dir, cap_minutes)
+                (run_dir / "command.txt").write_text(" ".join(command) + "\n")
+                handle = open(run_dir / "stdout.txt", "w")
+                env = {**os.environ, "OMP_NUM_THREADS": str(args.threads)}
+                try:
+                    process = subprocess.Popen(command, cwd=REPO_ROOT, stdout=handle, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+                except OSError as error:
+                    log(f"{split}/{model}: could not start: {error}")
+                    handle.close()
+                    continue
+                running[(split, model)] = (process, handle)
+        log(f"started {len(running)} runs, {args.samples:,} samples each (batch {args.batch_size}), wall-clock cap {cap_minutes:.1f} min")
+        hard_stop = time.monotonic() + cap_minutes * 60 + KILL_GRACE_SECONDS
+        codes, stopped = {}, False
         while len(codes) < len(running):
             for key, (process, handle) in running.items():
                 if key not in codes and process.poll() is not None:
@@ -225,7 +229,7 @@ def train_all(args, datasets: dict, out: Path, deadline: float) -> tuple[dict, b
 
 
 class _StopRequest:
-    """SIGINT and SIGTERM noted (by name) while the zoo waits for its runs, for `train_all` to
+    """SIGINT and SIGTERM noted (by name) while the zoo starts and waits for its runs, for `train_all` to
     forward; the previous handlers come back afterwards."""
 
     def __init__(self):

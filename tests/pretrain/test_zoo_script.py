@@ -92,3 +92,45 @@ def test_a_sigterm_to_the_zoo_is_forwarded_to_its_runs_which_stop_instead_of_tra
     codes, interrupted = zoo.train_all(args, {"year": (tmp_path / "dataset", 1000)}, tmp_path / "zoo", time.monotonic() + 600)
     assert interrupted and codes == {("year", "seed_mlp"): 7} and stopped.exists()
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_signal_while_the_runs_start_stops_those_started_and_starts_no_more(tmp_path, monkeypatch):
+    """The handlers went in only once every run had started: a SIGTERM (or Ctrl-C) in between
+    killed the zoo and left the runs it had started training on, in sessions of their own."""
+    import os
+    import signal
+    import subprocess
+
+    class ZooDied(Exception):
+        pass
+
+    def die(*_):  # the default action, without killing pytest
+        raise ZooDied
+
+    stopped = tmp_path / "stopped"
+    child = ("import signal, sys, time, pathlib\n"
+             f"signal.signal(signal.SIGTERM, lambda *a: (pathlib.Path({str(stopped)!r}).touch(), sys.exit(7)))\n"
+             "time.sleep(120)\n")
+    monkeypatch.setattr(zoo, "run_command", lambda *a: [sys.executable, "-c", child])
+    real_popen, started = subprocess.Popen, []
+
+    def popen(*a, **k):
+        started.append(real_popen(*a, **k))
+        if len(started) == 1:
+            time.sleep(1.0)  # let the child set its handler
+            os.kill(os.getpid(), signal.SIGTERM)
+        return started[-1]
+
+    monkeypatch.setattr(zoo.subprocess, "Popen", popen)
+    args = zoo.parse_args(["--out", str(tmp_path / "zoo"), "--models", "seed_mlp", "small", "--splits", "year"])
+    previous = signal.signal(signal.SIGTERM, die)
+    try:
+        codes, interrupted = zoo.train_all(args, {"year": (tmp_path / "dataset", 1000)}, tmp_path / "zoo", time.monotonic() + 600)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert interrupted and codes == {("year", "seed_mlp"): 7} and stopped.exists()
+    assert len(started) == 1, "no run is started after the signal"
