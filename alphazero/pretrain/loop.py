@@ -565,10 +565,11 @@ def check_directory(run_dir: Path, resume: bool) -> None:
 
 
 def _refuse_a_lost_latest(run_dir: Path) -> None:
-    """latest.pt missing beside the run's best.pt or epoch-NNN.pt: it is written with them (and
-    atomically), so the run had one and lost it. A resume cannot go on without it, and a new run
-    there would write its own best.pt and epoch files over these, so both are refused, with the
-    way out."""
+    """latest.pt missing beside the run's best.pt or epoch-NNN.pt: lost, or never written (a run
+    killed after its first validation and before its first checkpoint, when
+    `eval_every_steps` < `checkpoint_every_steps`; a clean stop always writes it). A resume cannot
+    go on without it, and a new run there would write its own best.pt and epoch files over these,
+    so both are refused, with the way out."""
     directory = run_dir / "checkpoints"
     if (directory / "latest.pt").exists():
         return
@@ -607,11 +608,13 @@ def check_resume(cfg: PretrainRootConfig, run_dir: Path) -> None:
     its position in the epoch counts batches of `pretrain.batch_size`; and best.pt, which the run
     goes on improving on, loads."""
     path = Path(run_dir) / "checkpoints" / "latest.pt"
-    way_out = unusable_latest_hint(run_dir)
+    def way_out() -> str:  # only when something is wrong: it loads the run's other checkpoints
+        return unusable_latest_hint(run_dir)
+
     try:
         latest = load_checkpoint(path)
     except CheckpointError as error:
-        raise CheckpointError(f"{error}; {way_out}") from None
+        raise CheckpointError(f"{error}; {way_out()}") from None
     check_same_model(latest.model_config, cfg.model, str(path))
     counters = ResumeCounters(PretrainState, lambda extra: extra.get("state"), way_out)
     check_resume_point(latest, cfg.pretrain.optimizer_settings(steps_per_epoch=1), path, counters, prefix="pretrain")

@@ -134,7 +134,7 @@ def check_resume_point(latest, train_cfg, path: Path, counters: "ResumeCounters 
     counters: where the run keeps its counters and what to say about a damaged part (default: the
     training run's RunState fields in `extra`, and its numbered copies of latest.pt); pretraining
     passes its own."""
-    counters = counters or ResumeCounters(RunState, lambda extra: extra, checkpoints.unusable_latest_hint(path.parent.parent))
+    counters = counters or ResumeCounters(RunState, lambda extra: extra, lambda: checkpoints.unusable_latest_hint(path.parent.parent))
     torch_state, python_state = torch.get_rng_state(), random.getstate()
     try:
         _try_resume_point(latest, train_cfg, path, counters, prefix)
@@ -151,7 +151,7 @@ class ResumeCounters:
 
     state: type
     find: Callable[[dict], object]  # extra -> the dict of counters
-    way_out: str
+    way_out: Callable[[], str]  # asked only when a part is damaged: it may load the run's other checkpoints
 
 
 def _try_resume_point(latest, train_cfg, path: Path, counters: ResumeCounters, prefix: str) -> None:
@@ -192,7 +192,7 @@ def _check_counters(extra, path: Path, counters: ResumeCounters) -> None:
         _try_resume_part(path, "random generator state", lambda: restore_rng(np.random.default_rng(), extra["rng"]), counters.way_out)
 
 
-def _try_resume_part(path: Path, part: str, load, way_out: str) -> None:
+def _try_resume_part(path: Path, part: str, load, way_out: Callable[[], str]) -> None:
     try:
         load()
     except OptimizerMismatch:
@@ -201,8 +201,8 @@ def _try_resume_part(path: Path, part: str, load, way_out: str) -> None:
         _damaged(path, part, f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]:.200}", way_out)
 
 
-def _damaged(path: Path, part: str, reason: str, way_out: str) -> None:
-    raise CheckpointError(f"checkpoint {path} has an unusable {part} ({reason}); {way_out}")
+def _damaged(path: Path, part: str, reason: str, way_out: Callable[[], str]) -> None:
+    raise CheckpointError(f"checkpoint {path} has an unusable {part} ({reason}); {way_out()}")
 
 
 class TrainingRun:
