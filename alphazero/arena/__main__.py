@@ -28,7 +28,7 @@ from alphazero.arena.ladder import play_ladder
 from alphazero.arena.match import check_shard, play_match, save_games_transcripts
 from alphazero.arena.openings import read_openings
 from alphazero.arena.players import SPEC_FORMS, PlayerSpecError, make_player
-from alphazero.atomic import write_text_atomic
+from alphazero.atomic import check_target, write_text_atomic
 from alphazero.console import add_progress_option, progress_wanted
 
 SPEC_HELP = "player spec, one of: " + "; ".join(SPEC_FORMS)
@@ -129,14 +129,11 @@ def _check_output_files(parser, args, options: tuple[str, ...]) -> None:
     after the whole match, its games lost with a traceback."""
     for option in options:
         value = getattr(args, option[2:].replace("-", "_"))
-        if not value:
-            continue
-        path = Path(value)
-        if path.is_dir():
-            parser.error(f"{option} {value}: is a directory; give a file name")
-        blocking = next((parent for parent in path.parents if parent.exists()), None)
-        if blocking is not None and not blocking.is_dir():
-            parser.error(f"{option} {value}: {blocking} is a file, not a directory")
+        if value:
+            try:
+                check_target(Path(value))
+            except OSError as error:  # names the path and what is in the way
+                parser.error(f"{option}: {error}")
 
 
 def _game_log(args) -> GameLog | None:

@@ -102,13 +102,13 @@ def test_a_line_with_bytes_that_are_not_utf8_is_reported_alone_and_its_game_play
 def test_an_output_file_that_cannot_be_written_is_refused_before_any_game(tmp_path, capsys, option, ladder):
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    for path, problem in ((tmp_path, "is a directory"), (blocker / "x.out", f"{blocker} is a file, not a directory")):
+    for path, problem in ((tmp_path, f"{tmp_path} is a directory"), (blocker / "x.out", f"{blocker} is a file, not a directory")):
         argv = (["ladder"] if ladder else []) + ["greedy", "random", "--pairs", "1", option, str(path)]
         with pytest.raises(SystemExit) as caught:
             arena_main(argv)
         assert caught.value.code == 2
         captured = capsys.readouterr()
-        assert f"error: {option} {path}: {problem}" in captured.err and "Traceback" not in captured.err
+        assert f"error: {option}: {problem}" in captured.err and "Traceback" not in captured.err
         assert captured.out == "", "refused before a game was played"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
 
