@@ -31,7 +31,7 @@ import numpy as np
 
 from alphazero.nn.checkpoint import CheckpointError, load_checkpoint, load_network
 from alphazero.othello.bitboard import PASS, is_game_over, make_move
-from alphazero.replay.buffer import PRUNE_LEDGER, QUARANTINE_DIR, list_shards
+from alphazero.replay.buffer import PRUNE_LEDGER, QUARANTINE_DIR, list_shards, read_prune_ledger
 from alphazero.replay.shard import ShardError, read_shard
 
 NETWORK_FILE = re.compile(r"^net-(\d{6})\.pt$")
@@ -118,10 +118,11 @@ def _check_replay(replay_dir: Path, problems: list) -> tuple[dict, int, int]:
 
 
 def _pruned(replay_dir: Path) -> dict:
+    """The replay's prune ledger, read (and checked) as the buffer reads it; empty where none."""
     path = replay_dir / PRUNE_LEDGER
     if not path.exists():
-        return {"games": 0, "positions": 0, "last_pruned": []}
-    return json.loads(path.read_text())
+        return {"games": 0, "positions": 0, "shards": 0, "last_pruned": []}
+    return read_prune_ledger(path)
 
 
 def _load(path: Path, problems: list, network: bool = False):
