@@ -194,6 +194,23 @@ ARCHS = ("resnet",) + ZOO_ARCHS
 _OPTIONAL_FIELD_DEFAULTS = {"arch": "resnet", "history": 0, "rnn_hidden": 0, "score_head": False, "ownership_head": False}
 
 
+class ModelMismatch(ValueError):
+    """A saved network whose settings differ from the model config; the message names each one."""
+
+
+def check_same_model(saved: ModelConfig, wanted: ModelConfig, where: str) -> None:
+    """ModelMismatch naming each model setting in which the network saved in `where` differs from
+    the config (a resume, `train.init_from`, pretraining's resume: every start that loads weights)."""
+    if saved == wanted:
+        return
+    diffs = [
+        f"model.{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(wanted, f.name)!r}"
+        for f in dataclasses.fields(saved)
+        if getattr(saved, f.name) != getattr(wanted, f.name)
+    ]
+    raise ModelMismatch(f"the network in {where} does not match the model config ({'; '.join(diffs)}); use the same model preset/overrides")
+
+
 def require_board_only(cfg: ModelConfig, use: str) -> None:
     """Refuse, in one line, a network that needs the game's history where only positions exist
     (MCTS leaves, self-play, play, GTP): `use` names the place, e.g. "MCTS"."""

@@ -33,6 +33,7 @@ from tqdm import tqdm
 from alphazero.train.schema import Config, to_yaml
 from alphazero.fault_hooks import fault_point
 from alphazero.nn.checkpoint import CheckpointError, build_network, initialise_from, load_checkpoint, load_network, without_auxiliary_heads
+from alphazero.nn.config import check_same_model
 from alphazero.nn.inference import resolve_device
 from alphazero.nn.precision import run_cache_file
 from alphazero.replay.buffer import ReplayBuffer
@@ -314,15 +315,7 @@ class TrainingRun:
         self.metrics.text("precision", "\n".join(lines), self.state.step)
 
     def _check_same_model(self, saved, where: str = "", wanted=None) -> None:
-        wanted = self.cfg.model if wanted is None else wanted
-        if saved != wanted:
-            where = where or str(self.run_dir / "checkpoints/latest.pt")
-            diffs = [
-                f"{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(wanted, f.name)!r}"
-                for f in dataclasses.fields(saved)
-                if getattr(saved, f.name) != getattr(wanted, f.name)
-            ]
-            raise ValueError(f"the network in {where} does not match the model config ({'; '.join(diffs)}); use the same model preset/overrides")
+        check_same_model(saved, self.cfg.model if wanted is None else wanted, where or str(self.run_dir / "checkpoints/latest.pt"))
 
     # ------------------------------------------------------------------------------------------
     # The stages

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from alphazero.train.schema import Config, to_typed
+from alphazero.nn import config as model_config
 from alphazero.nn.config import ModelConfig
 
 
@@ -350,16 +351,11 @@ def _without_heads(model: ModelConfig) -> ModelConfig:
 
 
 def check_same_model(saved: ModelConfig, wanted: ModelConfig, where: str) -> None:
-    """StartRefused naming each model setting in which the network saved in `where` differs from
-    the config (training's and pretraining's resume checks)."""
-    if saved == wanted:
-        return
-    diffs = [
-        f"model.{f.name}: saved {getattr(saved, f.name)!r} vs config {getattr(wanted, f.name)!r}"
-        for f in dataclasses.fields(saved)
-        if getattr(saved, f.name) != getattr(wanted, f.name)
-    ]
-    raise StartRefused(f"the network in {where} does not match the model config ({'; '.join(diffs)}); use the same model preset/overrides")
+    """`alphazero.nn.config.check_same_model` as a StartRefused (the start checks' refusal)."""
+    try:
+        model_config.check_same_model(saved, wanted, where)
+    except model_config.ModelMismatch as error:
+        raise StartRefused(str(error)) from None
 
 
 def _saved_model(config_file: Path) -> ModelConfig | None:
