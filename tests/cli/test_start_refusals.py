@@ -12,20 +12,12 @@ import pytest
 from alphazero.train.schema import register_configs
 from alphazero.train.__main__ import CONF_DIR
 from alphazero.train.startup import StartRefused, check_command_line, valid_keys
+from tests.disk import snapshot
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WARMSTART = REPO_ROOT / "checkpoints" / "warmstart.pt"
 
 register_configs()
-
-
-def snapshot(root: Path) -> dict:
-    """Every path under `root` (itself included) with its size and mtime."""
-    entries = {}
-    for path in [root, *sorted(root.rglob("*"))]:
-        info = path.lstat()
-        entries[str(path.relative_to(root))] = (info.st_size if path.is_file() else None, info.st_mtime_ns)
-    return entries
 
 
 def run_module(module: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess:

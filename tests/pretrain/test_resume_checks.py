@@ -19,18 +19,10 @@ from alphazero.train.run_dir import RunDirectoryError
 from alphazero.train.startup import Program, StartRefused, check_command_line
 
 from .helpers import VALIDATION_YEAR, tiny_config, workspace_with_two_years
+from tests.disk import snapshot
 
 PRETRAIN = Program("pretrain", PretrainRootConfig, to_typed, _check_start)
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def snapshot(root: Path) -> dict:
-    """Every path under `root` (itself included) with its size and mtime."""
-    entries = {}
-    for path in [root, *sorted(root.rglob("*"))]:
-        info = path.lstat()
-        entries[str(path.relative_to(root))] = (info.st_size if path.is_file() else None, info.st_mtime_ns)
-    return entries
 
 
 @pytest.fixture(scope="module")
