@@ -169,6 +169,7 @@ class SelfPlayActor:
             "network_id": self.worker.network_id,
             "node": self.node,
             "node_id": self.node_id,
+            "pid": os.getpid(),
         }
 
 
@@ -351,6 +352,7 @@ class _Call:
     owner: int  # the worker whose task the games count for
     task_id: int
     max_games: int
+    pid: int | None = None  # the actor's process when the call was sent (None: not known yet)
 
 
 UP, DOWN = "up", "down"
@@ -404,6 +406,7 @@ class RayWorkerPool:
         self._state = [DOWN] * self.workers
         self._down_since = [time.monotonic()] * self.workers
         self._lost = [False] * self.workers  # died since it last answered: its games go to the others
+        self._pids: list[int | None] = [None] * self.workers  # each actor's process, from its hello and its results
         self._next_ping = [0.0] * self.workers
         self.nodes: dict[int, str] = {}  # actor -> node label
         self._node_ids: dict[str, str] = {}  # node id -> its ip, for labels
@@ -608,7 +611,7 @@ class RayWorkerPool:
                 if task.games:
                     want = min(want, self.remaining[owner] - requested.get(owner, 0))
                 call_ref = self._actors[index].play.remote(want, self.CALL_SECONDS, network_id, [ref], self._server_handle(index))
-                self._calls[call_ref] = _Call(index, self._generation[index], owner, task.task_id, want)
+                self._calls[call_ref] = _Call(index, self._generation[index], owner, task.task_id, want, self._pids[index])
                 in_flight[index] += 1
                 requested[owner] = requested.get(owner, 0) + want
 
@@ -650,6 +653,7 @@ class RayWorkerPool:
             self.nodes[index] = self._node_label(hello["node"], hello["node_id"])
             self._node_of[index] = hello["node_id"]
             log.info("self-play actor %d is up on node %s (pid %d)", index, self.nodes[index], hello["pid"])
+            self._pids[index] = hello["pid"]
             if self._server_class is not None and hello["node_id"] not in self._servers:
                 self._start_server(hello["node_id"], hello["node"])
             self._state[index] = UP
@@ -802,6 +806,7 @@ class RayWorkerPool:
     # ------------------------------------------------------------------ games coming back
 
     def _receive(self, call: _Call, result: dict) -> None:
+        self._notice_a_restart_between_calls(call, result.get("pid"))
         owner = call.owner
         self.budgets[call.actor].delivered()
         self.nodes[call.actor] = node = self._node_label(result["node"], result["node_id"])
@@ -818,6 +823,20 @@ class RayWorkerPool:
             while len(self._cutters[owner].pending) >= self.selfplay_cfg.games_per_shard:
                 self._flush(owner, self.selfplay_cfg.games_per_shard)
         self._maybe_done(owner)
+
+    def _notice_a_restart_between_calls(self, call: _Call, pid: int | None) -> None:
+        """A call answered by another process than the one it was sent to: Ray restarted the actor
+        while no call of ours was in flight (killed while idle, e.g. while a synchronous run
+        trained), so no call failed to say so. Counted in `restarts` and logged, once however many
+        calls it answers (its games in play are lost). Not a death for the restart budget: the new
+        process has just delivered work."""
+        if pid is None or call.pid is None or pid == call.pid:
+            return
+        if self._pids[call.actor] == call.pid:  # the first answer from the new process
+            self.restarts += 1
+            log.warning("self-play actor %d on node %s was restarted by Ray between calls (pid %d, now %d); the games it had in play "
+                        "are lost", call.actor, self.nodes.get(call.actor, "?"), call.pid, pid)
+        self._pids[call.actor] = pid
 
     def _maybe_done(self, owner: int) -> None:
         task = self.current.get(owner)

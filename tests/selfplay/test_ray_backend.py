@@ -207,7 +207,7 @@ def _poll_until_done(pool, timeout=240):
 
 
 @pytest.mark.ray
-def test_pool_on_local_ray_writes_shards_switches_networks_and_replaces_a_killed_actor(tmp_path, monkeypatch):
+def test_pool_on_local_ray_writes_shards_switches_networks_and_replaces_a_killed_actor(tmp_path, monkeypatch, caplog):
     ray = _needs_ray()
     import torch
 
@@ -266,8 +266,29 @@ def test_pool_on_local_ray_writes_shards_switches_networks_and_replaces_a_killed
             assert time.monotonic() < deadline, "the killed actor did not come back"
             pool.poll(timeout=0.5)
         assert ray.get(pool._actors[0].hello.remote(), timeout=60)["pid"] != pid
+
+        # SIGKILL an idle actor (no call in flight, as while a synchronous run trains): Ray restarts
+        # it before any call of the pool fails, so only the next answer's process tells; it is
+        # counted and logged once.
+        idle_pid = ray.get(pool._actors[1].hello.remote(), timeout=60)["pid"]
+        os.kill(idle_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 120
+        while True:
+            assert time.monotonic() < deadline, "Ray did not restart the killed idle actor"
+            try:
+                if ray.get(pool._actors[1].hello.remote(), timeout=30)["pid"] != idle_pid:
+                    break
+            except Exception:  # noqa: BLE001 - still restarting
+                time.sleep(0.5)
+        restarts = pool.restarts
+        with caplog.at_level("WARNING", logger="alphazero.selfplay.ray_backend"):
+            for worker in range(2):
+                pool.assign(worker, 4)
+            _poll_until_done(pool)
+        assert pool.restarts == restarts + 1
+        assert caplog.text.count("self-play actor 1 on node") == 1 and f"restarted by Ray between calls (pid {idle_pid}, now" in caplog.text
         total = ReplayBuffer(run_dir / "replay", window_positions=100_000)
-        assert total.total_games >= 10 + 4 + 12 and not (run_dir / "replay" / "quarantine").exists()
+        assert total.total_games >= 10 + 4 + 12 + 8 and not (run_dir / "replay" / "quarantine").exists()
     finally:
         pool.close()
         shutil.rmtree(temp, ignore_errors=True)
