@@ -380,6 +380,10 @@ class PretrainRun:
         score = getattr(report, metric)
         if self._improves_best(score):
             self.state.best_metric, self.state.best_score, self.state.best_step = metric, score, self.state.step
+            if not (self.checkpoint_dir / "latest.pt").exists():
+                # best.pt never stands alone (a first validation before the first checkpoint), so a
+                # best.pt without latest.pt always means a lost one, which `check_directory` refuses.
+                self.save_latest()
             self._save_weights(self.checkpoint_dir / "best.pt")
         self.writer.flush()
         return report
@@ -565,11 +569,10 @@ def check_directory(run_dir: Path, resume: bool) -> None:
 
 
 def _refuse_a_lost_latest(run_dir: Path) -> None:
-    """latest.pt missing beside the run's best.pt or epoch-NNN.pt: lost, or never written (a run
-    killed after its first validation and before its first checkpoint, when
-    `eval_every_steps` < `checkpoint_every_steps`; a clean stop always writes it). A resume cannot
-    go on without it, and a new run there would write its own best.pt and epoch files over these,
-    so both are refused, with the way out."""
+    """latest.pt missing beside the run's best.pt or epoch-NNN.pt: lost, since it is written before
+    either (the first best.pt of a run whose first validation comes before its first checkpoint
+    writes latest.pt first). A resume cannot go on without it, and a new run there would write its
+    own best.pt and epoch files over these, so both are refused, with the way out."""
     directory = run_dir / "checkpoints"
     if (directory / "latest.pt").exists():
         return

@@ -160,3 +160,23 @@ def test_a_resume_removes_the_temp_files_of_interrupted_writes(workspace, run):
     PretrainRun(cfg, run).run()
     assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["best.pt", "epoch-001.pt", "latest.pt"]
     assert load_checkpoint(run / "checkpoints" / "latest.pt").extra["state"]["step"] == 14
+
+
+def test_the_first_best_pt_is_never_written_before_a_latest_pt(workspace, tmp_path, monkeypatch):
+    """A run whose first validation comes before its first checkpoint wrote best.pt alone; killed
+    then, it could be neither resumed nor started over ('latest.pt is missing'), though nothing
+    was lost. latest.pt now comes first, so best.pt without it always means a lost latest.pt."""
+    run_dir = tmp_path / "run"
+    cfg = tiny_config(workspace, run_dir, eval_every_steps=2, checkpoint_every_steps=1000)
+    cfg.run.max_steps = 3
+    real = PretrainRun._save_weights
+    seen = []
+
+    def saving(self, path):
+        if path.name == "best.pt":
+            seen.append((path.parent / "latest.pt").exists())
+        return real(self, path)
+
+    monkeypatch.setattr(PretrainRun, "_save_weights", saving)
+    PretrainRun(cfg, run_dir).run()
+    assert seen and all(seen), "best.pt was written with no latest.pt beside it"
