@@ -6,13 +6,22 @@ kernels TorchInductor emits on CPU: conv + bias + ReLU in one call, and for the 
 residual block conv + bias + residual add + ReLU in one call. That removes the separate ReLU and
 add passes over the activations and keeps every activation in oneDNN's channels-last layout.
 
-Measured on the 2-core CI machine (4x32, 4x48 and 6x64 towers, 1 thread, CPU time, the machine
-shared with other jobs): 8-45% more positions per second than the fused channels-last eager model
-at batches >= 32 (model alone: 25-45%; through NetworkEvaluator, whose encoding and softmax are
-unchanged: 8-14%), but up to 3x slower at batch 1 (oneDNN's per-call setup dominates tiny
-convolutions; the crossover is at 16-32), so NetworkEvaluator uses it only for batches of at least
-MIN_BATCH. The op is private to torch (TorchInductor's CPU backend relies on
-it); `available()` checks it exists and the evaluator falls back to eager where it does not.
+The convolution weights are reordered once, when the forward is built, into oneDNN's blocked
+layout (`torch.ops.mkldnn._reorder_convolution_weight`, TorchInductor's weight prepacking), so no
+call reorders them again. Without that, every call paid the reorder, which dominated small
+batches: on the 2-core CI machine (Zen 4, avx512_bf16; 1 thread, CPU time; docs/benchmarks.md,
+"Prepacked oneDNN weights") prepacking took the medium network's call at batch 1 from 1.25x the
+eager model's time to 0.80x (bf16) and 1.38x to 0.89x (float32), and 2-5% off calls at batch 64.
+A packed weight does not depend on the batch it is later called with.
+
+Measured before prepacking (4x32, 4x48 and 6x64 towers, 1 thread, the machine shared with other
+jobs): 8-45% more positions per second than the fused channels-last eager model at batches >= 32,
+but up to 3x slower at batch 1 (the reorder above). Where the eager model is faster depends on the
+CPU, the precision and the network, so `NetworkEvaluator` measures below `MIN_BATCH` (at the
+batch its caller sends) instead of assuming; from `MIN_BATCH` up it always takes these kernels.
+The op is private to torch (TorchInductor's CPU backend relies on it); `available()` checks it
+exists and the evaluator falls back to eager where it does not. Where the reorder op is missing
+the forward keeps the plain weights (correct, only slower).
 
 This mirrors AlphaZeroNet.forward block by block; tests/nn pins the two equal for both block
 kinds, so a change to the model that is not mirrored here fails there.
@@ -45,13 +54,26 @@ def available(dtype: torch.dtype = torch.float32) -> bool:
         return False
 
 
+def _prepacked(weight: torch.Tensor, padding: list[int]) -> torch.Tensor:
+    """`weight` reordered into oneDNN's blocked layout for the pointwise op (an opaque mkldnn
+    tensor), or `weight` itself where this torch build has no reorder op or refuses it."""
+    reorder = getattr(torch.ops.mkldnn, "_reorder_convolution_weight", None)
+    if reorder is None:
+        return weight
+    try:
+        # The input size only guides oneDNN's choice of blocking; any batch runs with the result.
+        return reorder(weight, padding, [1, 1], [1, 1], 1, [MIN_BATCH, weight.shape[1], 8, 8])
+    except (RuntimeError, TypeError):
+        return weight
+
+
 class _Conv:
     """A biased Conv2d's tensors and geometry, ready for the pointwise op (3x3 or 1x1, stride 1)."""
 
     def __init__(self, conv: nn.Conv2d):
         if conv.bias is None or conv.stride != (1, 1) or conv.dilation != (1, 1) or conv.groups != 1:
             raise ValueError(f"expected a fused stride-1 Conv2d with bias, got {conv}")
-        self.weight = conv.weight.detach().contiguous()
+        self.weight = _prepacked(conv.weight.detach().contiguous(), list(conv.padding))
         self.bias = conv.bias.detach()
         self.padding = list(conv.padding)
 

@@ -24,9 +24,12 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
   per-call weight casts); the policy's softmax and everything after it stay float32. The planes
   are unpacked by a numba kernel, activations in channels-last layout (faster than NCHW at every
   batch size measured); batches of at least `cpu_inference.MIN_BATCH` go through oneDNN's fused
-  conv+bias+add+ReLU kernels (`cpu_inference.MkldnnForward`, 8-45% faster there in float32 by our
-  noisy measurements; they take bf16 too where oneDNN runs bf16 convolutions: avx512bw/vl/dq or
-  avx_ne_convert, else bf16 stays on the eager model), smaller ones through the fused eager model.
+  conv+bias+add+ReLU kernels with prepacked weights (`cpu_inference.MkldnnForward`, 8-45% faster
+  there in float32 by our noisy measurements; they take bf16 too where oneDNN runs bf16
+  convolutions: avx512bw/vl/dq or avx_ne_convert, else bf16 stays on the eager model). Below
+  MIN_BATCH the caller's batch (`probe_batch`, e.g. play's 4 leaves) runs in whichever of the two
+  a short probe found faster for it on this machine (cached with the precision verdicts); smaller
+  batches than that run in the fused eager model.
   Threads are set with `torch.set_num_threads` (process-wide: torch has no per-module thread
   count). On a machine whose cores are already busy use threads=1: torch's worker threads
   spin-wait on each other, and with 2 threads on 2 contended cores batch-1 calls were measured
@@ -37,6 +40,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
+import logging
 import operator
 import os
 
@@ -52,6 +57,7 @@ from alphazero.othello.playout import random_positions
 
 PRECISIONS = precisions.PRECISIONS
 CPU_KERNELS = ("auto", "eager")
+log = logging.getLogger(__name__)
 _VERSION = operator.attrgetter("_version")
 
 
@@ -133,7 +139,9 @@ class NetworkEvaluator:
         self.input_dtype = reduced if self.device.type == "cpu" and reduced is not None else torch.float32
         self.calls = 0
         self.positions_evaluated = 0
+        self._onednn_min_batch = cpu_inference.MIN_BATCH
         self.refresh()
+        self.small_batch_kernels = self._choose_small_batch_kernels(probe_batch, precision_cache)
 
     def _choose_precision(self, requested: str, probe_batch: int, cache) -> precisions.Choice:
         batch = min(probe_batch, precisions.PROBE_BATCH_CAP)
@@ -149,13 +157,51 @@ class NetworkEvaluator:
             precisions.log_choice("network evaluator", choice.describe())
         return choice
 
+    def _choose_small_batch_kernels(self, probe_batch: int, cache) -> dict | None:
+        """Which kernels run the caller's batch on a CPU when it is below `cpu_inference.MIN_BATCH`:
+        oneDNN's fused kernels or the eager model, whichever was faster at that batch here
+        (measured once per machine, precision, network shape and batch, and cached beside the
+        precision verdicts). From MIN_BATCH up oneDNN's always run. Returns the cached entry
+        ({"kernels": "onednn"|"eager", "eager_seconds", "onednn_seconds", ...}) plus "how", or
+        None where there is nothing to choose (CUDA, `cpu_kernels="eager"`, no oneDNN op, a
+        batch of at least MIN_BATCH).
+
+        Why measure: with prepacked weights oneDNN's kernels beat the eager model at batch 1-16
+        for the medium network in both precisions on the avx512 CI machine, but not for the small
+        one in float32 at batch 1 (docs/benchmarks.md, "Prepacked oneDNN weights"); other CPUs
+        differ."""
+        batch = min(probe_batch, precisions.PROBE_BATCH_CAP)
+        if (self.device.type != "cpu" or batch >= cpu_inference.MIN_BATCH
+                or not isinstance(self._large_batch_model, cpu_inference.MkldnnForward)):
+            return None
+        signature = f"{self.precision} {precisions.network_signature(self.net)}"
+        key = precisions.cache_key(precisions.KERNELS_KIND, signature, batch, torch.get_num_threads())
+
+        def measure() -> dict:
+            planes = self._planes(random_positions(batch, seed=0))[0]
+            planes = planes.to(self.input_dtype).contiguous(memory_format=torch.channels_last)
+            try:
+                with torch.inference_mode():
+                    eager, onednn = precisions.time_alternately(lambda: self._model(planes), lambda: self._large_batch_model(planes))
+            except RuntimeError as err:  # the private op refused this batch: the eager model it is
+                first_line = str(err).splitlines()[0] if str(err) else type(err).__name__
+                log.warning("oneDNN's kernels failed at batch %d here (%s): the eager model runs it", batch, first_line)
+                return {"kernels": "eager", "eager_seconds": None, "onednn_seconds": None}
+            return {"kernels": "onednn" if onednn < eager else "eager", "eager_seconds": eager, "onednn_seconds": onednn}
+
+        entry, how, _ = precisions.cached_verdict(key, cache, measure)
+        if entry["kernels"] == "onednn":
+            self._onednn_min_batch = self._large_batch_min = batch
+        _log_kernels(entry["kernels"], batch, how, entry.get("eager_seconds"), entry.get("onednn_seconds"))
+        return {**entry, "how": how, "batch": batch}
+
     def refresh(self) -> None:
         """Rebuild the fused inference copy from the current weights of `self.net`."""
         model = fuse_for_inference(self.net).to(self.device)
         if self.device.type == "cpu":
             model = model.to(dtype=self.input_dtype, memory_format=torch.channels_last)
             self._small_batch_layout = self._large_batch_layout = torch.channels_last
-            self._large_batch_min = cpu_inference.MIN_BATCH
+            self._large_batch_min = self._onednn_min_batch
             self._large_batch_model = _mkldnn_forward_or(model) if self.cpu_kernels == "auto" else model
         elif self.device.type == "cuda":
             self._small_batch_layout, self._large_batch_layout = torch.contiguous_format, torch.channels_last
@@ -234,6 +280,17 @@ class NetworkEvaluator:
         if self.autocast_dtype is None:
             return contextlib.nullcontext()
         return torch.autocast(device_type=self.device.type, dtype=self.autocast_dtype)
+
+
+@functools.cache
+def _log_kernels(kernels: str, batch: int, how: str, eager_seconds, onednn_seconds) -> None:
+    """Say once per process which kernels run the caller's small batches, and the probe's times."""
+    timed = f": oneDNN {onednn_seconds * 1000:.2f} ms vs eager {eager_seconds * 1000:.2f} ms a call" if eager_seconds and onednn_seconds else ""
+    if kernels == "onednn":
+        what = f"batches of {batch} and more run in oneDNN's fused kernels"
+    else:
+        what = f"batches below {cpu_inference.MIN_BATCH} run in the eager model"
+    log.info("network evaluator: %s (%s at batch %d%s)", what, how, batch, timed)
 
 
 def _mkldnn_forward_or(model: nn.Module):

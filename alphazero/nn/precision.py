@@ -12,7 +12,8 @@ torch version (0.88x once, ~1.9x with torch 2.13). So `precision: auto` measures
   picks bf16 only where it measured at least `BF16_MIN_SPEEDUP` times float32's speed (a tie keeps
   the exact arithmetic). "auto" on CUDA is bf16 (fp16 where the GPU lacks bf16), as before.
 - The verdict is cached in a JSON file, keyed by CPU model, torch version, what was measured
-  (inference or training), the network's shape, the probe batch and the torch thread count: a
+  (inference or training; the evaluator keeps its choice of small-batch kernels there too,
+  `cached_verdict`), the network's shape, the probe batch and the torch thread count: a
   run keeps it in its run directory (`run_cache_file`), everything else in the user's cache
   directory (`user_cache_file`). Processes that start together (self-play workers) take a file
   lock around the probe, so one measures and the others read its verdict. A cache file that
@@ -61,6 +62,10 @@ MIN_ROUNDS = 2
 MAX_ROUNDS = 10
 PROBE_BUDGET_SECONDS = 0.15
 CACHE_NAME = "precision.json"
+# The cache also keeps `NetworkEvaluator`'s other measured choice on a CPU, which kernels run a
+# small batch (nn.inference): entries of this kind hold "kernels" instead of "precision".
+KERNELS_KIND = "kernels"
+KERNEL_VERDICTS = ("eager", "onednn")
 CACHE_ENV = "ALPHAZERO_PRECISION_CACHE"
 
 
@@ -155,7 +160,12 @@ def read_cache(path: Path) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("verdicts"), dict):
         raise ValueError(f"precision cache {path} has no 'verdicts' object")
     for key, entry in data["verdicts"].items():
-        if not isinstance(entry, dict) or entry.get("precision") not in ("fp32", "bf16"):
+        if not isinstance(entry, dict):
+            raise ValueError(f"precision cache {path}: entry {key!r} is not an object")
+        if f" | {KERNELS_KIND} | " in key:
+            if entry.get("kernels") not in KERNEL_VERDICTS:
+                raise ValueError(f"precision cache {path}: entry {key!r} has no kernels {' or '.join(KERNEL_VERDICTS)}")
+        elif entry.get("precision") not in ("fp32", "bf16"):
             raise ValueError(f"precision cache {path}: entry {key!r} has no precision fp32 or bf16")
     return data["verdicts"]
 
@@ -288,31 +298,39 @@ def choose(requested: str, device: torch.device, measure: Callable[[], tuple[flo
         return Choice(requested, requested, "forced")
     if device.type != "cpu":  # mps: not measured; float32 as before
         return Choice("fp32", requested, f"float32 on {device.type}")
+
+    def measure_entry() -> dict:
+        try:
+            fp32_seconds, bf16_seconds = measure()
+            verdict = decide(fp32_seconds, bf16_seconds)
+        except (RuntimeError, NotImplementedError) as err:  # a torch build or CPU without bf16 kernels
+            log.warning("the bf16 probe failed here (%s): using fp32", str(err).splitlines()[0] if str(err) else type(err).__name__)
+            fp32_seconds = bf16_seconds = None
+            verdict = "fp32"
+        return {"precision": verdict, "fp32_seconds": fp32_seconds, "bf16_seconds": bf16_seconds}
+
+    entry, how, path = cached_verdict(key, cache, measure_entry)
+    return Choice(entry["precision"], requested, how, key, str(path), entry.get("fp32_seconds"), entry.get("bf16_seconds"))
+
+
+def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[[], dict]) -> tuple[dict, str, Path]:
+    """(entry, how, path): the verdict stored under `key` in the cache file `path` (how "cached"),
+    else `measure()`'s entry, stored there with the CPU and the time it was measured (how
+    "measured"). Processes starting together measure once between them (a file lock around the
+    measurement); an unreadable cache is reported and rewritten. cache: None for the user's."""
     path = Path(cache) if cache is not None else user_cache_file()
     entry = _read_cache_or_warn(path).get(key)
-    if entry is None:
-        with _locked(path):
-            verdicts = _read_cache_or_warn(path)
-            entry = verdicts.get(key)
-            if entry is None:
-                try:
-                    fp32_seconds, bf16_seconds = measure()
-                    verdict = decide(fp32_seconds, bf16_seconds)
-                except (RuntimeError, NotImplementedError) as err:  # a torch build or CPU without bf16 kernels
-                    log.warning("the bf16 probe failed here (%s): using fp32", str(err).splitlines()[0] if str(err) else type(err).__name__)
-                    fp32_seconds = bf16_seconds = None
-                    verdict = "fp32"
-                entry = {
-                    "precision": verdict,
-                    "fp32_seconds": fp32_seconds,
-                    "bf16_seconds": bf16_seconds,
-                    "cpu": describe_cpu(),
-                    "measured": time.strftime("%Y-%m-%d %H:%M:%S"),
-                }
-                verdicts[key] = entry
-                _write_cache(path, verdicts)
-                return Choice(entry["precision"], requested, "measured", key, str(path), fp32_seconds, bf16_seconds)
-    return Choice(entry["precision"], requested, "cached", key, str(path), entry.get("fp32_seconds"), entry.get("bf16_seconds"))
+    if entry is not None:
+        return entry, "cached", path
+    with _locked(path):
+        verdicts = _read_cache_or_warn(path)
+        entry = verdicts.get(key)
+        if entry is not None:
+            return entry, "cached", path
+        entry = {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
+        verdicts[key] = entry
+        _write_cache(path, verdicts)
+        return entry, "measured", path
 
 
 @functools.cache

@@ -29,6 +29,16 @@ def test_mkldnn_forward_matches_the_network_in_eval_mode(global_pooling, batch):
     torch.testing.assert_close(got[1], expected[1], atol=1e-5, rtol=1e-5)
 
 
+def test_the_convolution_weights_are_prepacked_for_onednn_once():
+    """Every conv's weight is reordered into oneDNN's blocked layout when the forward is built
+    (where the reorder op exists), so no call pays the reorder; results above stay equal."""
+    if not hasattr(torch.ops.mkldnn, "_reorder_convolution_weight"):
+        pytest.skip("this torch build has no oneDNN weight reorder op")
+    forward = cpu_inference.MkldnnForward(fuse_for_inference(AlphaZeroNet(model_preset("tiny")).eval()))
+    convs = [forward.stem, forward.policy_conv, forward.value_conv] + [conv for block in forward.blocks for conv in block[1:3]]
+    assert all(conv.weight.is_mkldnn for conv in convs)
+
+
 def test_an_unfused_network_is_refused():
     with pytest.raises(ValueError, match="expected a fused stride-1 Conv2d with bias"):
         cpu_inference.MkldnnForward(_unfused())

@@ -1,10 +1,14 @@
 """NetworkEvaluator honours the Evaluator protocol and tracks the weights of the net it wraps."""
 
+import json
+import logging
+import re
+
 import numpy as np
 import pytest
 import torch
 
-from alphazero.nn import cpu_inference
+from alphazero.nn import cpu_inference, precision as precisions
 from alphazero.nn.config import model_preset
 from alphazero.nn.encoding import encode_positions_and_mask, pack_positions_and_mask
 from alphazero.nn.inference import CUDA_CHANNELS_LAST_MIN_BATCH, NetworkEvaluator, resolve_device
@@ -108,6 +112,64 @@ def test_large_cpu_batches_use_the_fused_onednn_kernels_with_the_same_outputs(ne
     for batch in (positions, positions[:3]):
         np.testing.assert_allclose(fast(batch)[0], eager(batch)[0], atol=tolerance)
         np.testing.assert_allclose(fast(batch)[1], eager(batch)[1], atol=tolerance)
+
+
+ONEDNN_RUNS_HERE = pytest.mark.skipif(not cpu_inference.available(), reason="this torch build lacks oneDNN's pointwise conv")
+
+
+def _kernels_key(net, precision, batch):
+    signature = f"{precision} {precisions.network_signature(net)}"
+    return precisions.cache_key(precisions.KERNELS_KIND, signature, batch, torch.get_num_threads())
+
+
+@ONEDNN_RUNS_HERE
+@pytest.mark.parametrize("verdict", ["onednn", "eager"])
+def test_a_small_callers_batch_runs_in_the_kernels_the_cached_probe_chose(tmp_path, net, positions, verdict):
+    """Below MIN_BATCH the caller's batch goes where the (cached) probe found it faster; smaller
+    batches stay eager, larger ones from MIN_BATCH up always take oneDNN's kernels."""
+    cache = tmp_path / "precision.json"
+    entry = {"kernels": verdict, "eager_seconds": 0.002, "onednn_seconds": 0.001}
+    cache.write_text(json.dumps({"verdicts": {_kernels_key(net, "fp32", 4): entry}}))
+    evaluator = NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=4, precision_cache=cache)
+    assert evaluator.small_batch_kernels["how"] == "cached" and evaluator.small_batch_kernels["kernels"] == verdict
+    routes = {batch: isinstance(evaluator._model_and_layout(batch)[0], cpu_inference.MkldnnForward) for batch in (3, 4, 31, 32)}
+    assert routes == {3: False, 4: verdict == "onednn", 31: verdict == "onednn", 32: True}
+    eager = NetworkEvaluator(net, device="cpu", cpu_kernels="eager", precision="fp32")
+    for batch in (positions[:3], positions[:4], positions[:9]):
+        np.testing.assert_allclose(evaluator(batch)[0], eager(batch)[0], atol=1e-5)
+        np.testing.assert_allclose(evaluator(batch)[1], eager(batch)[1], atol=1e-5)
+    # A new network's weights (refresh) keep the choice.
+    with torch.no_grad():
+        next(net.parameters()).mul_(0.5)
+    evaluator(positions[:4])
+    assert isinstance(evaluator._model_and_layout(4)[0], cpu_inference.MkldnnForward) == (verdict == "onednn")
+
+
+@ONEDNN_RUNS_HERE
+def test_the_small_batch_probe_measures_once_caches_and_is_skipped_where_nothing_is_chosen(tmp_path, net):
+    cache = tmp_path / "precision.json"
+    first = NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=4, precision_cache=cache)
+    assert first.small_batch_kernels["how"] == "measured"
+    entry = precisions.read_cache(cache)[_kernels_key(net, "fp32", 4)]
+    assert entry["kernels"] in ("onednn", "eager") and entry["eager_seconds"] > 0 and entry["onednn_seconds"] > 0
+    assert entry["kernels"] == ("onednn" if entry["onednn_seconds"] < entry["eager_seconds"] else "eager")
+    assert NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=4, precision_cache=cache).small_batch_kernels["how"] == "cached"
+    # Nothing to choose: a caller's batch from MIN_BATCH up, or eager kernels asked for by name.
+    assert NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=64, precision_cache=cache).small_batch_kernels is None
+    assert NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=2, cpu_kernels="eager", precision_cache=cache).small_batch_kernels is None
+    assert set(precisions.read_cache(cache)) == {_kernels_key(net, "fp32", 4)}
+
+
+def test_a_cached_kernels_entry_without_a_known_verdict_is_refused_and_measured_again(tmp_path, caplog):
+    cache = tmp_path / "precision.json"
+    key = precisions.cache_key(precisions.KERNELS_KIND, "fp32 net", 4, 1)
+    cache.write_text(json.dumps({"verdicts": {key: {"kernels": "fast"}}}))
+    with pytest.raises(ValueError, match=f"entry {re.escape(repr(key))} has no kernels eager or onednn"):
+        precisions.read_cache(cache)
+    with caplog.at_level(logging.WARNING, logger="alphazero.nn.precision"):
+        entry, how, _ = precisions.cached_verdict(key, cache, lambda: {"kernels": "eager"})
+    assert (entry["kernels"], how) == ("eager", "measured") and "measuring again" in caplog.text
+    assert precisions.cached_verdict(key, cache, lambda: pytest.fail("measured twice"))[1] == "cached"
 
 
 def test_unknown_cpu_kernels_is_rejected(net):
