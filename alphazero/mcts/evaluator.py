@@ -16,7 +16,8 @@ same way whatever batch it arrives in: `UniformEvaluator` and the tests' evaluat
 network evaluator (`alphazero.nn.inference.NetworkEvaluator`) does not. On CUDA it runs bf16
 autocast and switches layout with the batch size (channels-last copy from
 `CUDA_CHANNELS_LAST_MIN_BATCH` positions, NCHW below), and on the CPU it switches from the fused
-eager model to oneDNN's kernels at `cpu_inference.MIN_BATCH`; different kernels round differently,
+eager model to oneDNN's kernels at `cpu_inference.MIN_BATCH` (or at its caller's smaller batch,
+where a probe found them faster there); different kernels round differently,
 so the same position's priors and value can differ in their low bits (bf16: about 1e-2 relative)
 with the batch it is in, and a search's visits and moves can then differ too.
 """
