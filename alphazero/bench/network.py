@@ -121,17 +121,20 @@ def history_call(net, batch_positions, device):
 
 
 def measure_inference(net, positions, batch, device, repeats, window_seconds, cpu_kernels, clock, precisions=("fp32",), precision_cache=None):
-    """({precision: (best, median)} evaluations per second at `batch`, {precision: Choice}).
-    "auto" is resolved (probed or read from the cache) before anything is timed."""
+    """({precision: (best, median)} evaluations per second at `batch`, {precision: Choice},
+    {precision: "onednn" or "eager"} where the evaluator chose its kernels for this batch (a CPU
+    batch below cpu_inference.MIN_BATCH)). "auto" and the kernels are resolved (probed or read
+    from the cache) before anything is timed."""
     batch_positions = positions[:batch]
     if net.cfg.needs_history:
-        return {"fp32": _rate(history_call(net, batch_positions, device), batch, repeats, window_seconds, clock)}, {}
+        return {"fp32": _rate(history_call(net, batch_positions, device), batch, repeats, window_seconds, clock)}, {}, {}
     evaluators = {
         precision: NetworkEvaluator(net, device=device, cpu_kernels=cpu_kernels, precision=precision, probe_batch=batch, precision_cache=precision_cache)
         for precision in precisions
     }
     functions = {precision: (lambda evaluator=evaluator: evaluator(batch_positions)) for precision, evaluator in evaluators.items()}
-    return _rate_all(functions, batch, repeats, window_seconds, clock), {p: e.choice for p, e in evaluators.items()}
+    kernels = {p: e.small_batch_kernels["kernels"] for p, e in evaluators.items() if e.small_batch_kernels is not None}
+    return _rate_all(functions, batch, repeats, window_seconds, clock), {p: e.choice for p, e in evaluators.items()}, kernels
 
 
 def measure_training(net, positions, device, repeats, window_seconds, channels_last, clock, precisions=("fp32",), precision_cache=None):
@@ -242,8 +245,10 @@ def main(argv):
     }
     auto_choices = {}
     for batch in args.batches:
-        rates, choices = measure_inference(net, positions, batch, device, args.repeats, args.window, args.cpu_kernels, clock, precisions, args.precision_cache)
+        rates, choices, kernels = measure_inference(net, positions, batch, device, args.repeats, args.window, args.cpu_kernels, clock, precisions, args.precision_cache)
         _record(result, f"evals_per_second_batch{batch}", rates)
+        for precision, chosen in kernels.items():
+            result[f"kernels_batch{batch}_{precision}"] = chosen
         if "auto" in choices:
             auto_choices[f"inference_batch{batch}"] = choices["auto"].as_dict()
     if not args.skip_training:

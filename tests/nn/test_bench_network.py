@@ -2,6 +2,7 @@
 precision side by side, the ratios, and what auto chose."""
 
 from alphazero.bench.network import main
+from alphazero.nn import cpu_inference
 
 
 def test_network_benchmark_reports_inference_and_training_rates_per_precision():
@@ -19,6 +20,17 @@ def test_one_precision_keeps_the_unsuffixed_keys():
     result = main(["--preset", "tiny", "--repeats", "1", "--window", "0.01", "--batches", "1", "--precisions", "fp32", "--skip-training"])
     assert result["evals_per_second_batch1"] == result["evals_per_second_batch1_fp32"] > 0
     assert "auto_choice" not in result and "bf16_speedup_evals_batch1" not in result
+
+
+def test_the_kernels_chosen_for_a_small_batch_are_reported():
+    """Below cpu_inference.MIN_BATCH the evaluator runs the batch in the kernels its probe chose;
+    the figure says which, and nothing is chosen (so nothing reported) from MIN_BATCH up."""
+    result = main(["--preset", "tiny", "--repeats", "1", "--window", "0.01", "--batches", "4", "64", "--precisions", "fp32", "--skip-training"])
+    expected = {"kernels_batch4_fp32"} if cpu_inference.available() else set()
+    assert {key for key in result if key.startswith("kernels_batch")} == expected
+    assert all(result[key] in ("onednn", "eager") for key in expected)
+    eager = main(["--preset", "tiny", "--repeats", "1", "--window", "0.01", "--batches", "4", "--precisions", "fp32", "--skip-training", "--cpu-kernels", "eager"])
+    assert not any(key.startswith("kernels_batch") for key in eager)
 
 
 def test_threads_benchmark_reports_each_thread_count():
