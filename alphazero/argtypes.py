@@ -12,20 +12,39 @@ import math
 from typing import Callable
 
 
+def _read(text: str, kind: type):
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
+
+
 def at_least(minimum: float, kind: type = int, above: bool = False) -> Callable[[str], float]:
     """A type reading a `kind` (int or float) >= `minimum` (> with `above`); a float must be finite."""
     relation = f"{'a number ' if kind is float else ''}{'>' if above else '>='} {minimum:g}"
 
     def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {'a whole number' if kind is int else 'a number'}, got {text!r}") from None
+        value = _read(text, kind)
         if (kind is float and not math.isfinite(value)) or value < minimum or (above and value == minimum):
             raise argparse.ArgumentTypeError(f"must be {relation}, got {text}")
         return value
 
     parse.__name__ = f"at_least_{minimum:g}"
+    return parse
+
+
+def in_range(low: float, high: float, kind: type = int) -> Callable[[str], float]:
+    """A type reading a `kind` (int or float) in `low`..`high`, both ends included; a float must be
+    finite. The refusal reads `must be in 8..28, got 30` (`must be a number in [0, 1], got 2`)."""
+    span = f"a number in [{low:g}, {high:g}]" if kind is float else f"in {low:g}..{high:g}"
+
+    def parse(text: str):
+        value = _read(text, kind)
+        if (kind is float and not math.isfinite(value)) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be {span}, got {text}")
+        return value
+
+    parse.__name__ = f"in_range_{low:g}_{high:g}"
     return parse
 
 
