@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from alphazero.argtypes import non_negative_int, positive_int
 from alphazero.data.dataset import MARGIN_SCALE, GameFinals, OccurrenceFinals, decision_plies, ensure_dataset, expand_positions, game_action_table
 from alphazero.data.wthor import read_wthor_directory, replay_database
 from alphazero.nn.model import count_parameters
@@ -116,18 +117,14 @@ def main(argv):
     parser.add_argument("--dataset-dir", default="", help="random5 dataset directory (default: pretraining's cache for these options)")
     parser.add_argument("--data", type=Path, default=DEFAULT_WTHOR_DIR, help=f"directory with WTH_*.wtb files (default: {DEFAULT_WTHOR_DIR})")
     parser.add_argument("--value-target", choices=VALUE_TARGETS, default=None, help="outcome or margin (default: the checkpoint's, else outcome)")
-    parser.add_argument("--batch-size", type=int, default=2048)
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    parser.add_argument("--batch-size", type=positive_int, default=2048)
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads (default 1)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, auto, ...")
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="the network's arithmetic (default fp32)")
     parser.add_argument("--against", choices=("fp32", "bf16"), help="also report the agreement with this precision (see above)")
-    parser.add_argument("--positions", type=int, default=0, help="score a random sample of this many positions (default 0: all)")
+    parser.add_argument("--positions", type=non_negative_int, default=0, help="score a random sample of this many positions (default 0: all)")
     parser.add_argument("--sample-seed", type=int, default=0, help="seed of --positions' sample (default 0)")
     args = parser.parse_args(argv)
-    if args.positions < 0:
-        parser.error(f"--positions must be >= 0, got {args.positions}")
-    if args.batch_size < 1 or args.threads < 1:
-        parser.error(f"--batch-size and --threads must be >= 1, got {args.batch_size} and {args.threads}")
     if args.against == args.precision:
         parser.error(f"--against {args.against} is the precision being scored; pick the other one")
     torch.set_num_threads(args.threads)

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.argtypes import positive_int
 from alphazero.data.dataset import GameFinals
 from alphazero.nn import precision as precision_module
 from alphazero.nn.config import PRESET_NAMES, RECOMMENDED_OWNERSHIP_WEIGHT, RECOMMENDED_SCORE_WEIGHT, model_preset
@@ -99,15 +100,12 @@ def main(argv):
     parser.add_argument("--validation-years", type=int, nargs="+", default=[2018], help="the dataset's validation years (default 2018)")
     parser.add_argument("--dedup", action="store_true", help="the de-duplicated dataset (merged rows average their games' targets)")
     parser.add_argument("--preset", default="small", choices=PRESET_NAMES, help="model preset (default small)")
-    parser.add_argument("--batch-size", type=int, default=512)
+    parser.add_argument("--batch-size", type=positive_int, default=512)
     parser.add_argument("--precision", default="fp32", choices=["fp32", "bf16", "auto"])
-    parser.add_argument("--steps", type=int, default=5, help="training steps per timed window")
-    parser.add_argument("--repeats", type=int, default=5, help="windows per side")
+    parser.add_argument("--steps", type=positive_int, default=5, help="training steps per timed window")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="windows per side")
     parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS))
     args = parser.parse_args(argv)
-    for name in ("batch_size", "steps", "repeats"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     clock = CLOCKS[args.clock]
     scratch = Path(tempfile.mkdtemp(prefix="bench-auxiliary-"))
     dataset_dir = args.dataset_dir or scratch / "dataset"

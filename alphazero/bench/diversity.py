@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero.argtypes import positive_int
 from alphazero.bench.selfplay import PRESETS, load_preset
 
 OPENING_LENGTHS = (4, 8, 10, 12, 16, 20)
@@ -47,22 +48,18 @@ def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench diversity", description=__doc__.split("\n\n")[1])
     parser.add_argument("--checkpoint", default="checkpoints/warmstart.pt", help="the network that plays (default: the warm start)")
     parser.add_argument("--preset", choices=PRESETS, default="cpu", help="whose self-play settings (default cpu)")
-    parser.add_argument("--games", type=int, default=128)
-    parser.add_argument("--slots", type=int, default=64, help="games played at once (one batched search)")
+    parser.add_argument("--games", type=positive_int, default=128)
+    parser.add_argument("--slots", type=positive_int, default=64, help="games played at once (one batched search)")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     parser.add_argument("--run", default=None, help="count the games of this run directory's latest shards instead of playing")
-    parser.add_argument("--shards", type=int, default=40, help="with --run: how many of the latest shards (default 40)")
+    parser.add_argument("--shards", type=positive_int, default=40, help="with --run: how many of the latest shards (default 40)")
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. mcts.simulations=128 mcts.gumbel_sample_plies=20")
     args = parser.parse_args(argv)
     if args.run is not None:
         if args.overrides:
             parser.error("--run counts a run's games as they were played: config overrides do not apply")
-        if args.shards < 1:
-            parser.error(f"--shards must be >= 1, got {args.shards}")
         return _run_openings(Path(args.run), args.shards, parser)
-    if args.games < 1 or args.slots < 1:
-        parser.error(f"--games and --slots must be >= 1, got {args.games} and {args.slots}")
     if not Path(args.checkpoint).is_file():
         parser.error(f"--checkpoint {args.checkpoint}: no such file")
 

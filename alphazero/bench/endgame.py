@@ -29,6 +29,7 @@ import os
 import time
 from pathlib import Path
 
+from alphazero.argtypes import in_range, positive_int
 from alphazero.solver.obf import ObfError, ObfPosition, check_result, read_obf
 from alphazero.solver.solver import SearchOptions, Solver
 
@@ -121,21 +122,17 @@ def run(files: list[str], specs: list[str], table_bits: int, max_positions: int 
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench endgame")
     parser.add_argument("--obf", nargs="+", default=[str(p) for p in DEFAULT_FILES], help="the .obf files")
-    parser.add_argument("--max-positions", type=int, default=None, help="solve only the first N of each file")
+    parser.add_argument("--max-positions", type=positive_int, default=None, help="solve only the first N of each file")
     parser.add_argument("--wld", action="store_true", help="win/loss/draw searches instead of exact scores")
-    parser.add_argument("--table-bits", type=int, default=22, help="transposition table of 2**BITS entries")
+    parser.add_argument("--table-bits", type=in_range(8, 28), default=22, help="transposition table of 2**BITS entries")
     parser.add_argument("--options", default="default",
                         help="comma-separated solver switch sets, e.g. off,default or off,off+etc (default: default)")
     parser.add_argument("--verbose", action="store_true", help="a line per position (stdout, before the JSON)")
     parser.add_argument("--wthor", default=None, metavar="FILE",
                         help="solve positions from the games of this WTHOR .wtb file instead of .obf files")
     parser.add_argument("--empties", default="14,16,18", help="with --wthor: the empties counts (comma-separated)")
-    parser.add_argument("--count", type=int, default=40, help="with --wthor: positions per empties count")
+    parser.add_argument("--count", type=positive_int, default=40, help="with --wthor: positions per empties count")
     args = parser.parse_args(argv)
-    if args.max_positions is not None and args.max_positions < 1:
-        parser.error(f"--max-positions must be >= 1, got {args.max_positions}")
-    if not 8 <= args.table_bits <= 28:
-        parser.error(f"--table-bits must be in 8..28, got {args.table_bits}")
     specs = [spec.strip() for spec in args.options.split(",") if spec.strip()]
     if not specs or len(set(specs)) != len(specs):
         parser.error(f"--options must name one or more distinct switch sets, got {args.options!r}")
@@ -152,8 +149,8 @@ def main(argv):
             empties = [int(text) for text in args.empties.split(",")]
         except ValueError:
             parser.error(f"--empties must be comma-separated integers, got {args.empties!r}")
-        if not all(1 <= n <= 40 for n in empties) or args.count < 1:
-            parser.error(f"--empties must be in 1..40 and --count >= 1, got {args.empties!r} and {args.count}")
+        if not all(1 <= n <= 40 for n in empties):
+            parser.error(f"--empties must be in 1..40, got {args.empties!r}")
         try:
             sources = {f"{Path(args.wthor).name}@{n}": wthor_positions(args.wthor, n, args.count) for n in empties}
         except (OSError, DataFormatError) as err:

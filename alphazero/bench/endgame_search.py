@@ -27,6 +27,7 @@ import time
 
 import numpy as np
 
+from alphazero.argtypes import non_negative_int, positive_int
 from alphazero.arena.openings import play_opening, random_openings
 from alphazero.arena.players import MCTSPlayer
 from alphazero.mcts.config import MCTSConfig
@@ -88,20 +89,15 @@ def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench endgame_search")
     parser.add_argument("--checkpoint", default=None, help="network checkpoint (default: --preset with random weights)")
     parser.add_argument("--preset", default="small", help="model preset when no --checkpoint is given")
-    parser.add_argument("--simulations", type=int, default=100)
+    parser.add_argument("--simulations", type=positive_int, default=100)
     parser.add_argument("--reach", default="0,10,12,14,16",
                         help="comma-separated reaches N, N/W, N:OPTIONS or N:OPTIONS:searched (0 = solver off), "
                              "e.g. 0,16:off:searched,17::searched,18/17")
-    parser.add_argument("--games", type=int, default=4)
-    parser.add_argument("--opening-plies", type=int, default=4)
+    parser.add_argument("--games", type=positive_int, default=4)
+    parser.add_argument("--opening-plies", type=non_negative_int, default=4)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     args = parser.parse_args(argv)
-    for name in ("simulations", "games", "threads"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name} must be >= 1, got {getattr(args, name)}")
-    if args.opening_plies < 0:
-        parser.error(f"--opening-plies must be >= 0, got {args.opening_plies}")
     try:
         reaches = [text.strip() for text in args.reach.split(",")]
         configs = {n: parse_reach(n) for n in reaches}

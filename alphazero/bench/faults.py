@@ -22,13 +22,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from alphazero.argtypes import positive_int
 from alphazero.faults import badinput
 from alphazero.faults.suite import DISK_FULL_MODES, run_suite
 
 
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench faults", description=__doc__.split("\n\n")[1])
-    parser.add_argument("--trials", type=int, default=20, help="kill/resume trials (default 20)")
+    parser.add_argument("--trials", type=positive_int, default=20, help="kill/resume trials (default 20)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bad-inputs-per-family", type=int, default=30, help="random corrupt inputs per reader (default 30)")
     parser.add_argument("--disk-full", default=",".join(DISK_FULL_MODES), help=f"comma-separated, from {','.join(DISK_FULL_MODES)}; '' for none")
@@ -40,8 +41,6 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.inference_server:
         return _kill_campaign(args)
-    if args.trials < 1:
-        parser.error(f"--trials must be >= 1, got {args.trials}")
     disk_full = [mode for mode in args.disk_full.split(",") if mode]
     families = [family for family in args.families.split(",") if family]
     for mode in disk_full:

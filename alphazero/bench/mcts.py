@@ -24,6 +24,7 @@ import time
 
 import numpy as np
 
+from alphazero.argtypes import positive_int
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import BatchedSearch
@@ -102,12 +103,12 @@ def build_evaluator(name: str, device: str, threads: int | None):
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench mcts")
     parser.add_argument("--evaluator", choices=["uniform", "tiny", "small", "medium", "large"], default="uniform")
-    parser.add_argument("--games", type=int, default=256)
-    parser.add_argument("--simulations", type=int, default=100)
-    parser.add_argument("--moves", type=int, default=10)
+    parser.add_argument("--games", type=positive_int, default=256)
+    parser.add_argument("--simulations", type=positive_int, default=100)
+    parser.add_argument("--moves", type=positive_int, default=10)
     parser.add_argument("--opening-plies", type=int, default=4)
-    parser.add_argument("--leaves-per-step", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs; the fastest is reported")
+    parser.add_argument("--leaves-per-step", type=positive_int, default=1)
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs; the fastest is reported")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="network evaluators: torch device or auto")
     parser.add_argument("--threads", type=int, default=1, help="network evaluators: torch CPU threads (default 1; docs/threads.md)")
@@ -132,9 +133,6 @@ def main(argv):
                         help="mcts.search_solved_roots: still run the simulations of a root the solver solved "
                              "(as before 2026-11-27)")
     args = parser.parse_args(argv)
-    for name in ("games", "simulations", "moves", "repeats", "leaves_per_step"):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
 
     # --endgame N alone solves roots and opened nodes from N (as the arena's endgame=N does:
     # MCTSConfig.with_endgame_reach).

@@ -37,6 +37,7 @@ import time
 import numpy as np
 import torch
 
+from alphazero.argtypes import positive_float, positive_int
 from alphazero.nn.checkpoint import build_network, load_checkpoint
 from alphazero.nn.config import MEMORY_FORMATS, PRESET_NAMES, model_preset
 from alphazero.nn.encoding import encode_positions_and_mask
@@ -183,7 +184,7 @@ def main(argv):
     parser.add_argument("--checkpoint", help="measure the architecture stored in this checkpoint instead of --preset")
     parser.add_argument("--blocks", type=int, help="override the preset's residual blocks")
     parser.add_argument("--channels", type=int, help="override the preset's channels")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help=f"torch threads (default {DEFAULT_THREADS}; docs/threads.md)")
+    parser.add_argument("--threads", type=positive_int, default=DEFAULT_THREADS, help=f"torch threads (default {DEFAULT_THREADS}; docs/threads.md)")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, auto")
     parser.add_argument("--cpu-kernels", default="auto", choices=["auto", "eager"], help="NetworkEvaluator's cpu_kernels")
     parser.add_argument(
@@ -191,7 +192,7 @@ def main(argv):
         help="arithmetics to measure side by side (default: fp32 bf16 auto; fp32 only for a history-reading network)",
     )
     parser.add_argument("--precision-cache", default=None, help="precision=auto's verdict cache file (default: the user's)")
-    parser.add_argument("--batches", type=int, nargs="+", default=list(INFERENCE_BATCHES), help=f"inference batch sizes (default {' '.join(map(str, INFERENCE_BATCHES))})")
+    parser.add_argument("--batches", type=positive_int, nargs="+", default=list(INFERENCE_BATCHES), help=f"inference batch sizes (default {' '.join(map(str, INFERENCE_BATCHES))})")
     parser.add_argument(
         "--train-memory-format",
         default="auto",
@@ -200,14 +201,10 @@ def main(argv):
         "picks on the device (channels-last on CPU, NCHW on CUDA)",
     )
     parser.add_argument("--repeats", type=int, default=7, help="timed windows per figure; the best is reported")
-    parser.add_argument("--window", type=float, default=0.25, help="seconds per timed window")
+    parser.add_argument("--window", type=positive_float, default=0.25, help="seconds per timed window")
     parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS), help="cpu: process CPU time (see above)")
     parser.add_argument("--skip-training", action="store_true")
     args = parser.parse_args(argv)
-    if args.threads < 1:
-        parser.error(f"--threads must be >= 1, got {args.threads}")
-    if any(batch < 1 for batch in args.batches):
-        parser.error(f"--batches must be >= 1, got {args.batches}")
 
     clock = CLOCKS[args.clock]
     torch.set_num_threads(args.threads)

@@ -2,18 +2,17 @@
 
 import argparse
 
+from alphazero.argtypes import positive_int
 from alphazero.bench._timing import best_of
 from alphazero.othello.playout import random_games
 
 
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench playout")
-    parser.add_argument("--games", type=int, default=200_000)
+    parser.add_argument("--games", type=positive_int, default=200_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    if args.games <= 0:
-        parser.error(f"--games must be positive, got {args.games}")
     random_games(10, args.seed)  # JIT warm-up
     best, median, (plies, black_wins, white_wins) = best_of(args.repeats, lambda: random_games(args.games, args.seed))
     return {

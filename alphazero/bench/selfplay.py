@@ -61,6 +61,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from alphazero.argtypes import non_negative_float, positive_float, positive_int
 from alphazero.console import StatusLine, add_progress_option, format_seconds, progress_wanted
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
@@ -85,27 +86,23 @@ def _parse(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench selfplay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=PRESETS, default="cpu")
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:N or auto (default: the preset's selfplay.device)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="measured window (default 60)")
-    parser.add_argument("--warmup", type=float, default=10.0, help="seconds played after every worker reported, before measuring (default 10)")
+    parser.add_argument("--seconds", type=positive_float, default=60.0, help="measured window (default 60)")
+    parser.add_argument("--warmup", type=non_negative_float, default=10.0, help="seconds played after every worker reported, before measuring (default 10)")
     parser.add_argument("--workers", type=int, default=None, help="self-play workers (default: the preset's)")
     parser.add_argument("--inference-server", choices=("preset", "on", "off"), default="preset")
     parser.add_argument("--backend", choices=("local", "ray"), default="local", help="worker processes (local) or Ray actors (ray)")
     parser.add_argument("--ray-address", default="local", help="with --backend ray: local (in-process Ray), auto or HOST:PORT (default local)")
-    parser.add_argument("--network-seconds", type=float, default=3.0, help="time to measure the network alone (default 3)")
+    parser.add_argument("--network-seconds", type=positive_float, default=3.0, help="time to measure the network alone (default 3)")
     parser.add_argument("--keep-dir", action="store_true", help="keep the temporary run directory")
     parser.add_argument(
         "--precisions", nargs="+", choices=("auto", "fp32", "bf16", "fp16"), default=None,
         help="measure the pipeline once per precision (selfplay.precision), back to back, e.g. fp32 auto; the line then holds "
         "each run and each one's positions/s over the first's (default: one run in the preset's precision)",
     )
-    parser.add_argument("--rounds", type=int, default=1, help="with --precisions: repeat the sequence this many times (default 1)")
+    parser.add_argument("--rounds", type=positive_int, default=1, help="with --precisions: repeat the sequence this many times (default 1)")
     add_progress_option(parser, "the phase and the positions per second so far")
     parser.add_argument("overrides", nargs="*", help="further config overrides, e.g. mcts.simulations=100 selfplay.server_wait_ms=2")
     args = parser.parse_args(argv)
-    if args.seconds <= 0 or args.warmup < 0:
-        parser.error("--seconds must be > 0 and --warmup >= 0")
-    if args.rounds < 1:
-        parser.error(f"--rounds must be >= 1, got {args.rounds}")
     return args
 
 

@@ -21,6 +21,7 @@ import time
 
 import torch
 
+from alphazero.argtypes import positive_float, positive_int
 from alphazero.bench.network import TRAIN_BATCH, measure_training
 from alphazero.nn.checkpoint import build_network
 from alphazero.nn.config import PRESET_NAMES, model_preset
@@ -38,15 +39,13 @@ def _load():
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench threads", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", default="small", choices=PRESET_NAMES)
-    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts to compare (default 1 2)")
-    parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
+    parser.add_argument("--threads", type=positive_int, nargs="+", default=[1, 2], help="thread counts to compare (default 1 2)")
+    parser.add_argument("--batches", type=positive_int, nargs="+", default=list(BATCHES))
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--window", type=float, default=0.5, help="seconds per timed window (default 0.5)")
+    parser.add_argument("--repeats", type=positive_int, default=5)
+    parser.add_argument("--window", type=positive_float, default=0.5, help="seconds per timed window (default 0.5)")
     parser.add_argument("--skip-training", action="store_true")
     args = parser.parse_args(argv)
-    if any(t < 1 for t in args.threads) or any(b < 1 for b in args.batches) or args.repeats < 1:
-        parser.error("--threads, --batches and --repeats must be >= 1")
 
     torch.manual_seed(0)
     net = build_network(model_preset(args.preset))
