@@ -51,7 +51,7 @@ def main(argv):
     parser.add_argument("--games", type=positive_int, default=128)
     parser.add_argument("--slots", type=positive_int, default=64, help="games played at once (one batched search)")
     parser.add_argument("--seed", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     parser.add_argument("--run", default=None, help="count the games of this run directory's latest shards instead of playing")
     parser.add_argument("--shards", type=positive_int, default=40, help="with --run: how many of the latest shards (default 40)")
     parser.add_argument("overrides", nargs="*", help="config overrides, e.g. mcts.simulations=128 mcts.gumbel_sample_plies=20")

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from alphazero.argtypes import positive_int
+from alphazero.argtypes import non_negative_int, positive_int
 from alphazero.faults import badinput
 from alphazero.faults.suite import DISK_FULL_MODES, run_suite
 
@@ -31,13 +31,13 @@ def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench faults", description=__doc__.split("\n\n")[1])
     parser.add_argument("--trials", type=positive_int, default=20, help="kill/resume trials (default 20)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--bad-inputs-per-family", type=int, default=30, help="random corrupt inputs per reader (default 30)")
+    parser.add_argument("--bad-inputs-per-family", type=non_negative_int, default=30, help="random corrupt inputs per reader (default 30)")
     parser.add_argument("--disk-full", default=",".join(DISK_FULL_MODES), help=f"comma-separated, from {','.join(DISK_FULL_MODES)}; '' for none")
     parser.add_argument("--families", default=",".join(badinput.FAMILIES), help="bad-input families to run")
     parser.add_argument("--work-dir", default=None, help="where runs go (default: a temp dir, deleted unless something failed)")
     parser.add_argument("--quiet", action="store_true", help="no per-trial progress on stderr")
     parser.add_argument("--inference-server", action="store_true", help="kill workers and the inference server during one run instead")
-    parser.add_argument("--kills", type=int, default=20, help="with --inference-server: SIGKILLs of workers and as many of the server (default 20)")
+    parser.add_argument("--kills", type=positive_int, default=20, help="with --inference-server: SIGKILLs of workers and as many of the server (default 20)")
     args = parser.parse_args(argv)
     if args.inference_server:
         return _kill_campaign(args)

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from alphazero.argtypes import positive_int
+from alphazero.argtypes import non_negative_int, positive_int
 from alphazero.mcts.config import MCTSConfig
 from alphazero.mcts.evaluator import UniformEvaluator
 from alphazero.mcts.search import BatchedSearch
@@ -106,12 +106,12 @@ def main(argv):
     parser.add_argument("--games", type=positive_int, default=256)
     parser.add_argument("--simulations", type=positive_int, default=100)
     parser.add_argument("--moves", type=positive_int, default=10)
-    parser.add_argument("--opening-plies", type=int, default=4)
+    parser.add_argument("--opening-plies", type=non_negative_int, default=4)
     parser.add_argument("--leaves-per-step", type=positive_int, default=1)
     parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs; the fastest is reported")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="auto", help="network evaluators: torch device or auto")
-    parser.add_argument("--threads", type=int, default=1, help="network evaluators: torch CPU threads (default 1; docs/threads.md)")
+    parser.add_argument("--threads", type=positive_int, default=1, help="network evaluators: torch CPU threads (default 1; docs/threads.md)")
     parser.add_argument("--endgame", type=int, default=None,
                         help="mcts.endgame_solve_empties (default: MCTSConfig's; 0 = solver off)")
     parser.add_argument("--endgame-wld", type=int, default=None,

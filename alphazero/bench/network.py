@@ -182,8 +182,8 @@ def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench network")
     parser.add_argument("--preset", default="small", choices=PRESET_NAMES)
     parser.add_argument("--checkpoint", help="measure the architecture stored in this checkpoint instead of --preset")
-    parser.add_argument("--blocks", type=int, help="override the preset's residual blocks")
-    parser.add_argument("--channels", type=int, help="override the preset's channels")
+    parser.add_argument("--blocks", type=positive_int, help="override the preset's residual blocks")
+    parser.add_argument("--channels", type=positive_int, help="override the preset's channels")
     parser.add_argument("--threads", type=positive_int, default=DEFAULT_THREADS, help=f"torch threads (default {DEFAULT_THREADS}; docs/threads.md)")
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, auto")
     parser.add_argument("--cpu-kernels", default="auto", choices=["auto", "eager"], help="NetworkEvaluator's cpu_kernels")
@@ -200,7 +200,7 @@ def main(argv):
         help="layout of the training net's weights and inputs; auto = what train.memory_format=auto "
         "picks on the device (channels-last on CPU, NCHW on CUDA)",
     )
-    parser.add_argument("--repeats", type=int, default=7, help="timed windows per figure; the best is reported")
+    parser.add_argument("--repeats", type=positive_int, default=7, help="timed windows per figure; the best is reported")
     parser.add_argument("--window", type=positive_float, default=0.25, help="seconds per timed window")
     parser.add_argument("--clock", default="wall", choices=sorted(CLOCKS), help="cpu: process CPU time (see above)")
     parser.add_argument("--skip-training", action="store_true")

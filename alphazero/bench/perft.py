@@ -5,7 +5,7 @@ Counts use bulk counting at the last ply (see alphazero.othello.perft). Single-t
 
 import argparse
 
-from alphazero.argtypes import non_negative_int
+from alphazero.argtypes import non_negative_int, positive_int
 from alphazero.bench._timing import best_of
 from alphazero.othello.bitboard import START_BLACK, START_WHITE
 from alphazero.othello.perft import perft
@@ -14,7 +14,7 @@ from alphazero.othello.perft import perft
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench perft")
     parser.add_argument("--depth", type=non_negative_int, default=10)
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs; the best is reported")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="timed runs; the best is reported")
     args = parser.parse_args(argv)
     perft(START_BLACK, START_WHITE, 3)  # JIT warm-up (or cache load) outside the timing
     best, median, nodes = best_of(args.repeats, lambda: perft(START_BLACK, START_WHITE, args.depth))

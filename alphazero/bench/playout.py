@@ -10,7 +10,7 @@ from alphazero.othello.playout import random_games
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m alphazero.bench playout")
     parser.add_argument("--games", type=positive_int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=positive_int, default=3)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     random_games(10, args.seed)  # JIT warm-up

@@ -67,6 +67,15 @@ class WorkStarted(Exception):
         (["threads", "--threads", "2", "0"], "--threads", "must be >= 1, got 0"),
         (["threads", "--repeats", "1.5"], "--repeats", "expected a whole number, got '1.5'"),
         (["threads", "--window=-inf"], "--window", "must be a number > 0, got -inf"),
+        (["network", "--repeats", "0"], "--repeats", "must be >= 1, got 0"),
+        (["network", "--blocks", "0"], "--blocks", "must be >= 1, got 0"),
+        (["perft", "--repeats", "0"], "--repeats", "must be >= 1, got 0"),
+        (["playout", "--repeats", "0"], "--repeats", "must be >= 1, got 0"),
+        (["diversity", "--threads", "0"], "--threads", "must be >= 1, got 0"),
+        (["mcts", "--threads", "0"], "--threads", "must be >= 1, got 0"),
+        (["mcts", "--opening-plies", "-3"], "--opening-plies", "must be >= 0, got -3"),
+        (["faults", "--inference-server", "--kills", "0"], "--kills", "must be >= 1, got 0"),
+        (["faults", "--bad-inputs-per-family", "-1"], "--bad-inputs-per-family", "must be >= 0, got -1"),
     ],
 )
 def test_a_bad_number_is_refused_by_argparse_in_one_line_before_any_work(monkeypatch, capsys, argv, option, reason):
