@@ -7,20 +7,28 @@
 One line per position: the best move, the exact score for the side to move (empties to the winner),
 nodes, seconds and nodes/s. With --obf each result is checked against the file (the score must be
 the file's best score, the move one of the moves the file gives that score): exit status 1 on any
-mismatch, 2 on bad input (named by file and line).
+mismatch, 2 on bad input (named by file and line); Ctrl-C ends it at once (the positions solved
+so far are printed; a search in compiled code would not see Python's interrupt). A position with LONG_SOLVE_EMPTIES or more empty squares is announced on
+stderr before it is searched: an exact solve's cost grows several-fold with each empty square, and
+the command says nothing until a position is solved.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
+from alphazero.argtypes import in_range
 from alphazero.othello.notation import NotationError, action_name, parse_board_text
 from alphazero.solver.obf import ObfError, ObfPosition, check_result, read_obf
 from alphazero.solver.solver import Solver
 
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
+# FForum's positions with 20-26 empties take up to about 15 s each on a 2-core laptop CPU
+# (docs/benchmarks.md, "Endgame solver: fewer nodes"); from here on a solve may take far longer.
+LONG_SOLVE_EMPTIES = 28
 
 
 def _move_text(move: int) -> str:
@@ -38,7 +46,7 @@ def main(argv=None) -> int:
     source.add_argument("--obf", metavar="FILE", help="Edax .obf file: solve every line and check its scores")
     source.add_argument("--board", help='64 squares a1..h8 (X or * black, O white, - empty) and the side to move')
     parser.add_argument("--wld", action="store_true", help="win/loss/draw only (a null window around 0; faster)")
-    parser.add_argument("--table-bits", type=int, default=20, help="transposition table of 2**BITS entries (default 20)")
+    parser.add_argument("--table-bits", type=in_range(8, 28), default=20, help="transposition table of 2**BITS entries (default 20)")
     args = parser.parse_args(argv)
     try:
         if args.obf:
@@ -50,22 +58,38 @@ def main(argv=None) -> int:
         where = "" if args.obf else "--board: "
         print(f"error: {where}{err}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if not 8 <= args.table_bits <= 28:
-        print(f"error: --table-bits must be in 8..28, got {args.table_bits}", file=sys.stderr)
-        return EXIT_BAD_INPUT
 
     solver = Solver(args.table_bits)
     solver.warm_up()
-    mismatches = 0
-    total_nodes = 0
-    total_seconds = 0.0
+    totals = {"positions": 0, "mismatches": 0, "nodes": 0, "seconds": 0.0}
+    # Python's Ctrl-C handler only sets a flag that compiled (numba) code never looks at, so a long
+    # solve would run on regardless; the default action ends the process at once. Every position
+    # solved so far has been printed (flushed) by then.
+    previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        _solve_all(solver, positions, args, totals)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if args.obf:
+        rate = totals["nodes"] / totals["seconds"] if totals["seconds"] > 0 else 0.0
+        print(
+            f"{len(positions)} positions, {totals['mismatches']} mismatches, nodes {totals['nodes']}, "
+            f"seconds {totals['seconds']:.3f}, nodes/s {rate:,.0f}"
+        )
+    return EXIT_MISMATCH if totals["mismatches"] else 0
+
+
+def _solve_all(solver: Solver, positions: list[ObfPosition], args, totals: dict) -> None:
+    """Solve and print each position in turn, adding to `totals` as each one ends."""
     for position in positions:
         state = position.state
-        solution = solver.solve(state.player, state.opponent, wld=args.wld)
-        total_nodes += solution.nodes
-        total_seconds += solution.seconds
-        rate = solution.nodes / solution.seconds if solution.seconds > 0 else 0.0
         label = f"line {position.line}" if args.obf else "board"
+        if state.empties() >= LONG_SOLVE_EMPTIES:
+            print(f"{label}: {state.empties()} empty squares: an exact solve this far from the end can take hours, or never end in practice "
+                  f"(each empty square costs several times the last; 20-26 take seconds); Ctrl-C stops it",
+                  file=sys.stderr, flush=True)
+        solution = solver.solve(state.player, state.opponent, wld=args.wld)
+        rate = solution.nodes / solution.seconds if solution.seconds > 0 else 0.0
         if args.wld:  # the search's value is only a bound beyond the sign: print the outcome
             result = "outcome " + ("win" if solution.score > 0 else "loss" if solution.score < 0 else "draw")
         else:
@@ -76,13 +100,9 @@ def main(argv=None) -> int:
         )
         problem = check_result(position, solution.best_move, solution.score, args.wld) if args.obf else None
         if problem:
-            mismatches += 1
+            totals["mismatches"] += 1
             text += f"  MISMATCH: {problem}"
         print(text, flush=True)
-    if args.obf:
-        rate = total_nodes / total_seconds if total_seconds > 0 else 0.0
-        print(
-            f"{len(positions)} positions, {mismatches} mismatches, nodes {total_nodes}, "
-            f"seconds {total_seconds:.3f}, nodes/s {rate:,.0f}"
-        )
-    return EXIT_MISMATCH if mismatches else 0
+        totals["positions"] += 1
+        totals["nodes"] += solution.nodes
+        totals["seconds"] += solution.seconds

@@ -1,7 +1,9 @@
 """FForum positions solved exactly, the .obf reader, and `python -m alphazero.solve`'s exit codes."""
 
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -96,3 +98,27 @@ def test_cli_solves_one_board_in_wld_mode():
     result = _solve("--board", board, "--wld")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("board: best ") and " outcome win nodes " in result.stdout  # FForum #1: +18
+
+
+def test_cli_table_bits_out_of_range_is_refused_by_argparse_in_one_line():
+    result = _solve("--board", "-" * 64 + " X", "--table-bits", "40")
+    assert result.returncode == EXIT_BAD_INPUT
+    assert result.stderr.strip().splitlines()[-1] == "python -m alphazero.solve: error: argument --table-bits: must be in 8..28, got 40"
+
+
+def test_cli_announces_a_far_solve_and_ctrl_c_ends_it_at_once():
+    """The start position (60 empties) would never finish: the command says so on stderr before
+    searching, and SIGINT ends it although the search runs in compiled code."""
+    start = "-" * 27 + "OX------XO" + "-" * 27 + " X"
+    process = subprocess.Popen([sys.executable, "-m", "alphazero.solve", "--board", start], cwd=REPO_ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        announcement = process.stderr.readline()  # written just before the search starts
+        assert announcement.startswith("board: 60 empty squares: an exact solve this far from the end") and "Ctrl-C" in announcement
+        time.sleep(0.5)
+        assert process.poll() is None  # searching
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == -signal.SIGINT
+    finally:
+        process.kill()
+        process.communicate()
