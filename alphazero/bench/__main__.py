@@ -14,6 +14,8 @@ from pathlib import Path
 
 import alphazero.bench as package
 
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+
 
 def available() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_"))
@@ -61,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"python -m alphazero.bench {name}: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: the benchmark's own finally blocks have cleaned up on the way here
+        print(f"python -m alphazero.bench {name}: interrupted, no result", file=sys.stderr)
+        return EXIT_INTERRUPTED
     print(json.dumps(result), flush=True)
     return 0
 

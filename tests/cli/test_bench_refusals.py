@@ -102,3 +102,16 @@ def test_only_the_projects_own_refusals_and_unreadable_files_are_shortened():
     assert is_documented(ConfigValueError("selfplay.workers must be >= 1, got 0"))
     assert is_documented(FileNotFoundError("no WTHOR files (WTH_*.wtb) in x"))
     assert not is_documented(ValueError("range() arg 3 must not be zero"))  # a bug: keep its traceback
+
+
+def test_ctrl_c_ends_a_benchmark_with_one_line_and_no_traceback(monkeypatch, capsys):
+    import alphazero.bench.perft as perft
+    from alphazero.bench.__main__ import EXIT_INTERRUPTED
+
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(perft, "main", interrupted)
+    assert bench_main(["perft"]) == EXIT_INTERRUPTED == 130
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == "python -m alphazero.bench perft: interrupted, no result\n"
