@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from alphazero.argtypes import non_negative_int, positive_int
-from alphazero.arena.game_log import GameLog
+from alphazero.arena.game_log import GameLog, numbered_lines
 from alphazero.arena.ladder import play_ladder
 from alphazero.arena.match import check_shard, play_match, save_games_transcripts
 from alphazero.arena.openings import read_openings
@@ -140,6 +140,20 @@ def _game_log(args) -> GameLog | None:
     return GameLog(args.games_log) if args.games_log else None
 
 
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+
+
+def _interrupted(args) -> int:
+    """Ctrl-C: one line saying what was kept (the players are closed by the caller's finally)."""
+    if args.games_log:
+        logged = sum(1 for _, line in numbered_lines(Path(args.games_log)) if line.strip()) if Path(args.games_log).is_file() else 0
+        kept = f"{args.games_log} holds {logged} finished game{'s' * (logged != 1)}; the same command resumes from them"
+    else:
+        kept = "the games finished so far are not kept (--games-log FILE keeps them for a resume)"
+    print(f"\nalphazero.arena: interrupted: {kept}", file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
 def run_match(argv) -> int:
     parser = match_parser()
     args = parser.parse_args(argv)
@@ -155,6 +169,8 @@ def run_match(argv) -> int:
             )
         except ValueError as err:
             parser.error(str(err))
+        except KeyboardInterrupt:
+            return _interrupted(args)
         if args.save_ggf:
             from alphazero.arena.match import save_games_ggf
 
@@ -185,6 +201,8 @@ def run_ladder(argv) -> int:
             )
         except ValueError as err:
             parser.error(str(err))
+        except KeyboardInterrupt:
+            return _interrupted(args)
     finally:
         for player in players:
             player.close()

@@ -178,3 +178,34 @@ def test_a_ladder_on_a_terminal_shows_each_match_and_in_a_pipe_only_its_results(
     _stderr_is_a_terminal(monkeypatch, False)
     assert main(["ladder", "random", "greedy", "--pairs", "1"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("command", ["match", "ladder"])
+@pytest.mark.parametrize("with_log", [True, False])
+def test_ctrl_c_ends_a_match_or_ladder_with_one_line_saying_what_was_kept(tmp_path, capsys, monkeypatch, command, with_log):
+    """A KeyboardInterrupt mid-match: exit 130, no traceback, the players closed, and one line
+    saying how many finished games the games log holds for a resume (or that none are kept)."""
+    import alphazero.arena.__main__ as cli
+
+    log = tmp_path / "games.jsonl"
+    closed = []
+
+    def interrupted(*args, game_log=None, **kwargs):
+        game_log.append("random(seed=0)", "greedy", [], True, [], 0)  # one game finished before the Ctrl-C
+        raise KeyboardInterrupt
+
+    def no_log(*args, game_log=None, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "play_match" if command == "match" else "play_ladder", interrupted if with_log else no_log)
+    monkeypatch.setattr(RandomPlayer, "close", lambda self: closed.append(self.name), raising=False)
+    argv = (["ladder"] if command == "ladder" else []) + ["random", "greedy", "--pairs", "1"] + (["--games-log", str(log)] if with_log else [])
+    assert main(argv) == cli.EXIT_INTERRUPTED == 130
+    captured = capsys.readouterr()
+    assert captured.out == "" and "Traceback" not in captured.err
+    line = captured.err.strip()
+    if with_log:
+        assert line == f"alphazero.arena: interrupted: {log} holds 1 finished game; the same command resumes from them"
+    else:
+        assert line == "alphazero.arena: interrupted: the games finished so far are not kept (--games-log FILE keeps them for a resume)"
+    assert closed == ["random(seed=0)"]
