@@ -143,14 +143,26 @@ def _game_log(args) -> GameLog | None:
 EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 
 
+def _lines_in(path: str) -> int:
+    return sum(1 for _, line in numbered_lines(Path(path)) if line.strip()) if Path(path).is_file() else 0
+
+
 def _interrupted(args) -> int:
-    """Ctrl-C: one line saying what was kept (the players are closed by the caller's finally)."""
+    """Ctrl-C: one line saying what was kept (the players are closed by the caller's finally):
+    the games in --games-log and, for a ladder, the finished matches in --results (a restarted
+    ladder reuses those too)."""
+    kept = []
+    if getattr(args, "results", None):
+        matches = _lines_in(args.results)
+        kept.append(f"{args.results} holds {matches} finished match{'es' * (matches != 1)}")
     if args.games_log:
-        logged = sum(1 for _, line in numbered_lines(Path(args.games_log)) if line.strip()) if Path(args.games_log).is_file() else 0
-        kept = f"{args.games_log} holds {logged} finished game{'s' * (logged != 1)}; the same command resumes from them"
+        logged = _lines_in(args.games_log)
+        kept.append(f"{args.games_log} holds {logged} finished game{'s' * (logged != 1)}")
+    if kept:
+        text = "; ".join(kept) + "; the same command resumes from them"
     else:
-        kept = "the games finished so far are not kept (--games-log FILE keeps them for a resume)"
-    print(f"\nalphazero.arena: interrupted: {kept}", file=sys.stderr)
+        text = "the games finished so far are not kept (--games-log FILE keeps them for a resume)"
+    print(f"\nalphazero.arena: interrupted: {text}", file=sys.stderr)
     return EXIT_INTERRUPTED
 
 

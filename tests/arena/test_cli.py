@@ -209,3 +209,21 @@ def test_ctrl_c_ends_a_match_or_ladder_with_one_line_saying_what_was_kept(tmp_pa
     else:
         assert line == "alphazero.arena: interrupted: the games finished so far are not kept (--games-log FILE keeps them for a resume)"
     assert closed == ["random(seed=0)"]
+
+
+def test_ctrl_c_in_a_ladder_names_the_results_file_that_keeps_its_finished_matches(tmp_path, capsys, monkeypatch):
+    """A ladder with --results (and no --games-log) keeps each finished match there, and a
+    restarted ladder reuses them: the Ctrl-C line says so instead of "not kept"."""
+    import alphazero.arena.ladder as ladder_module
+
+    results = tmp_path / "results.jsonl"
+    real = ladder_module._append_result
+
+    def append_then_ctrl_c(*args, **kwargs):
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ladder_module, "_append_result", append_then_ctrl_c)
+    assert main(["ladder", "random", "greedy", "random:seed=1", "--pairs", "1", "--results", str(results)]) == 130
+    line = capsys.readouterr().err.strip()
+    assert line == f"alphazero.arena: interrupted: {results} holds 1 finished match; the same command resumes from them"
