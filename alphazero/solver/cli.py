@@ -59,17 +59,21 @@ def main(argv=None) -> int:
         print(f"error: {where}{err}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
-    solver = Solver(args.table_bits)
-    solver.warm_up()
     totals = {"positions": 0, "mismatches": 0, "nodes": 0, "seconds": 0.0}
     # Python's Ctrl-C handler only sets a flag that compiled (numba) code never looks at, so a long
     # solve would run on regardless; the default action ends the process at once. Every position
-    # solved so far has been printed (flushed) by then.
-    previous = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # solved so far has been printed (flushed) by then. A SIGINT the process was started ignoring
+    # (a background job of a shell script, nohup-like wrappers) stays ignored.
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     try:
+        solver = Solver(args.table_bits)
+        solver.warm_up()  # compiles the kernels on a cold numba cache: also ended at once by Ctrl-C
         _solve_all(solver, positions, args, totals)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)
     if args.obf:
         rate = totals["nodes"] / totals["seconds"] if totals["seconds"] > 0 else 0.0
         print(

@@ -111,7 +111,7 @@ def test_cli_announces_a_far_solve_and_ctrl_c_ends_it_at_once():
     searching, and SIGINT ends it although the search runs in compiled code."""
     start = "-" * 27 + "OX------XO" + "-" * 27 + " X"
     process = subprocess.Popen([sys.executable, "-m", "alphazero.solve", "--board", start], cwd=REPO_ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_default)
     try:
         announcement = process.stderr.readline()  # written just before the search starts
         assert announcement.startswith("board: 60 empty squares: an exact solve this far from the end") and "Ctrl-C" in announcement
@@ -119,6 +119,29 @@ def test_cli_announces_a_far_solve_and_ctrl_c_ends_it_at_once():
         assert process.poll() is None  # searching
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == -signal.SIGINT
+    finally:
+        process.kill()
+        process.communicate()
+
+
+def _sigint_default():
+    """The child starts with Ctrl-C's default action whatever this test runner inherited (a CI
+    job run in the background of a script starts with SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_cli_keeps_a_sigint_it_was_started_ignoring():
+    """A solve started with SIGINT ignored (`solve ... &` in a shell script) is not ended by the
+    terminal's Ctrl-C meant for the script: the CLI sets the default action only over Python's."""
+    start = "-" * 27 + "OX------XO" + "-" * 27 + " X"
+    process = subprocess.Popen([sys.executable, "-m", "alphazero.solve", "--board", start], cwd=REPO_ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert process.stderr.readline().startswith("board: 60 empty squares")  # searching from here on
+        process.send_signal(signal.SIGINT)
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=2)
     finally:
         process.kill()
         process.communicate()
