@@ -36,6 +36,7 @@ import json
 import logging
 import os
 import platform
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -178,21 +179,33 @@ def _read_cache_or_warn(path: Path) -> dict:
         return {}
 
 
+_held = threading.local()  # .paths: the lock files this thread holds
+
+
 @contextlib.contextmanager
 def _locked(path: Path):
     """An exclusive lock on `path`.lock for the block (no-op where fcntl is missing), so that
-    processes starting together measure once between them."""
+    processes starting together measure once between them. Re-entrant in one thread: a measurement
+    made under the lock may build evaluators that consult the same cache (flock on a second file
+    handle would wait for this one forever)."""
+    lock_path = path.with_name(path.name + ".lock").resolve()
+    held = _held.__dict__.setdefault("paths", set())
+    if lock_path in held:
+        yield
+        return
     try:
         import fcntl
     except ImportError:  # not POSIX: each process may measure; the cache is still written atomically
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".lock"), "a") as handle:
+    with open(lock_path, "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
+        held.add(lock_path)
         try:
             yield
         finally:
+            held.discard(lock_path)
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
@@ -328,6 +341,7 @@ def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[
         if entry is not None:
             return entry, "cached", path
         entry = {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
+        verdicts = _read_cache_or_warn(path)  # what a measurement under the same lock may have added
         verdicts[key] = entry
         _write_cache(path, verdicts)
         return entry, "measured", path

@@ -241,3 +241,24 @@ def test_a_probe_that_fails_in_bf16_falls_back_to_fp32_and_says_so(tmp_path, cap
     assert (choice.precision, choice.how, choice.speedup) == ("fp32", "measured", None)
     assert any("bf16 probe failed here (no bf16 kernel for this op): using fp32" in r.getMessage() for r in caplog.records)
     assert precisions.read_cache(tmp_path / "precision.json")[KEY]["precision"] == "fp32"
+
+
+def test_a_measurement_under_the_cache_lock_can_consult_the_same_cache(tmp_path):
+    """The precision probe builds evaluators while it holds the cache's file lock; one that asks
+    the same cache (a small-batch kernels verdict, say) must not wait for that lock forever, and
+    both verdicts are kept. In a subprocess: a deadlock fails on its timeout instead of hanging."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from alphazero.nn import precision as p\n"
+        "cache = sys.argv[1]\n"
+        "inner_key, outer_key = p.cache_key(p.KERNELS_KIND, 'fp32 net', 4, 1), p.cache_key('inference', 'net', 4, 1)\n"
+        "inner = lambda: p.cached_verdict(inner_key, cache, lambda: {'kernels': 'eager'}) and {'precision': 'fp32'}\n"
+        "p.cached_verdict(outer_key, cache, inner)\n"
+        "print(sorted(key.split(' | ')[2] for key in p.read_cache(p.Path(cache))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "precision.json")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['inference', 'kernels']"
