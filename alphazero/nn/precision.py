@@ -335,15 +335,22 @@ def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[
     entry = _read_cache_or_warn(path).get(key)
     if entry is not None:
         return entry, "cached", path
-    with _locked(path):
-        verdicts = _read_cache_or_warn(path)
-        entry = verdicts.get(key)
-        if entry is not None:
-            return entry, "cached", path
-        entry = {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
-        verdicts = _read_cache_or_warn(path)  # what a measurement under the same lock may have added
-        verdicts[key] = entry
-        _write_cache(path, verdicts)
+    entry = None
+    try:
+        with _locked(path):
+            verdicts = _read_cache_or_warn(path)
+            entry = verdicts.get(key)
+            if entry is not None:
+                return entry, "cached", path
+            entry = {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
+            verdicts = _read_cache_or_warn(path)  # what a measurement under the same lock may have added
+            verdicts[key] = entry
+            _write_cache(path, verdicts)
+            return entry, "measured", path
+    except OSError as err:  # a read-only or missing cache directory: measure, keep nothing
+        log.warning("precision cache %s cannot be written (%s); this process measures without keeping the verdict", path, err)
+        if entry is None:
+            entry = {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
         return entry, "measured", path
 
 

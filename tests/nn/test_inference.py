@@ -219,3 +219,16 @@ def test_cuda_large_batches_go_through_the_channels_last_copy_and_agree_with_sma
         packed_priors, packed_values = evaluator.evaluate_packed(torch.from_numpy(packed.view(np.int64)).cuda())
     np.testing.assert_allclose(packed_priors.cpu().numpy(), large_priors, atol=1e-5)
     np.testing.assert_allclose(packed_values.cpu().numpy(), large_values, atol=1e-5)
+
+
+@ONEDNN_RUNS_HERE
+def test_an_unwritable_cache_costs_a_warning_not_the_evaluator(tmp_path, net, caplog):
+    """A forced precision measured nothing and wrote nothing before the small-batch kernels probe:
+    a cache path that cannot be written (a read-only home, a missing mount) must not make it fail."""
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    cache = blocker / "precision.json"  # its directory is a file: mkdir and writes raise OSError
+    with caplog.at_level(logging.WARNING, logger="alphazero.nn.precision"):
+        evaluator = NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=4, precision_cache=cache)
+    assert evaluator.small_batch_kernels["how"] == "measured" and "cannot be written" in caplog.text
+    assert evaluator(random_positions(4, seed=3))[0].shape == (4, 65)
