@@ -186,8 +186,11 @@ class NetworkEvaluator:
             except RuntimeError as err:  # the private op refused this batch: the eager model it is
                 first_line = str(err).splitlines()[0] if str(err) else type(err).__name__
                 log.warning("oneDNN's kernels failed at batch %d here (%s): the eager model runs it", batch, first_line)
-                return {"kernels": "eager", "eager_seconds": None, "onednn_seconds": None}
-            return {"kernels": "onednn" if onednn < eager else "eager", "eager_seconds": eager, "onednn_seconds": onednn}
+                return {"kernels": "eager", "precision": self.precision, "eager_seconds": None, "onednn_seconds": None}
+            # "precision" too: a reader from before kernels entries (an older checkout sharing the
+            # user's cache) requires it of every entry, and discards the whole file otherwise.
+            return {"kernels": "onednn" if onednn < eager else "eager", "precision": self.precision,
+                    "eager_seconds": eager, "onednn_seconds": onednn}
 
         entry, how, _ = precisions.cached_verdict(key, cache, measure)
         if entry["kernels"] == "onednn":

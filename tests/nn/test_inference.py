@@ -232,3 +232,13 @@ def test_an_unwritable_cache_costs_a_warning_not_the_evaluator(tmp_path, net, ca
         evaluator = NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=4, precision_cache=cache)
     assert evaluator.small_batch_kernels["how"] == "measured" and "cannot be written" in caplog.text
     assert evaluator(random_positions(4, seed=3))[0].shape == (4, 65)
+
+
+@ONEDNN_RUNS_HERE
+def test_a_kernels_entry_stays_readable_by_a_reader_from_before_kernels_entries(tmp_path, net):
+    """Older checkouts share the user's cache and require "precision" fp32/bf16 of every entry,
+    rewriting the whole file without its verdicts otherwise: a kernels entry carries one."""
+    cache = tmp_path / "precision.json"
+    NetworkEvaluator(net, device="cpu", precision="fp32", probe_batch=4, precision_cache=cache)
+    verdicts = json.loads(cache.read_text())["verdicts"]
+    assert verdicts and all(entry.get("precision") in ("fp32", "bf16") for entry in verdicts.values())
