@@ -110,8 +110,8 @@ def test_cli_announces_a_far_solve_and_ctrl_c_ends_it_at_once():
     """The start position (60 empties) would never finish: the command says so on stderr before
     searching, and SIGINT ends it although the search runs in compiled code."""
     start = "-" * 27 + "OX------XO" + "-" * 27 + " X"
-    process = subprocess.Popen([sys.executable, "-m", "alphazero.solve", "--board", start], cwd=REPO_ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_default)
+    process = subprocess.Popen(_with_sigint("SIG_DFL", "-m", "alphazero.solve", "--board", start), cwd=REPO_ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         announcement = process.stderr.readline()  # written just before the search starts
         assert announcement.startswith("board: 60 empty squares: an exact solve this far from the end") and "Ctrl-C" in announcement
@@ -124,19 +124,20 @@ def test_cli_announces_a_far_solve_and_ctrl_c_ends_it_at_once():
         process.communicate()
 
 
-def _sigint_default():
-    """The child starts with Ctrl-C's default action whatever this test runner inherited (a CI
-    job run in the background of a script starts with SIGINT ignored)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def _with_sigint(disposition: str, *args: str) -> list[str]:
+    """A command line running Python with `args` after setting SIGINT to `disposition` ("SIG_DFL"
+    or "SIG_IGN"; an exec keeps both), whatever this test runner inherited (a CI job run in the
+    background of a script starts with SIGINT ignored)."""
+    code = f"import os, signal, sys; signal.signal(signal.SIGINT, signal.{disposition}); os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+    return [sys.executable, "-c", code, *args]
 
 
 def test_cli_keeps_a_sigint_it_was_started_ignoring():
     """A solve started with SIGINT ignored (`solve ... &` in a shell script) is not ended by the
     terminal's Ctrl-C meant for the script: the CLI sets the default action only over Python's."""
     start = "-" * 27 + "OX------XO" + "-" * 27 + " X"
-    process = subprocess.Popen([sys.executable, "-m", "alphazero.solve", "--board", start], cwd=REPO_ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    process = subprocess.Popen(_with_sigint("SIG_IGN", "-m", "alphazero.solve", "--board", start), cwd=REPO_ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert process.stderr.readline().startswith("board: 60 empty squares")  # searching from here on
         process.send_signal(signal.SIGINT)
