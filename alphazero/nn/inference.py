@@ -184,8 +184,7 @@ class NetworkEvaluator:
                 with torch.inference_mode():
                     eager, onednn = precisions.time_alternately(lambda: self._model(planes), lambda: self._large_batch_model(planes))
             except RuntimeError as err:  # the private op refused this batch: the eager model it is
-                first_line = str(err).splitlines()[0] if str(err) else type(err).__name__
-                log.warning("oneDNN's kernels failed at batch %d here (%s): the eager model runs it", batch, first_line)
+                log.warning("oneDNN's kernels failed at batch %d here (%s): the eager model runs it", batch, precisions.first_line(err))
                 return {"kernels": "eager", "precision": self.precision, "eager_seconds": None, "onednn_seconds": None}
             # "precision" too: a reader from before kernels entries (an older checkout sharing the
             # user's cache) requires it of every entry, and discards the whole file otherwise.

@@ -317,13 +317,18 @@ def choose(requested: str, device: torch.device, measure: Callable[[], tuple[flo
             fp32_seconds, bf16_seconds = measure()
             verdict = decide(fp32_seconds, bf16_seconds)
         except (RuntimeError, NotImplementedError) as err:  # a torch build or CPU without bf16 kernels
-            log.warning("the bf16 probe failed here (%s): using fp32", str(err).splitlines()[0] if str(err) else type(err).__name__)
+            log.warning("the bf16 probe failed here (%s): using fp32", first_line(err))
             fp32_seconds = bf16_seconds = None
             verdict = "fp32"
         return {"precision": verdict, "fp32_seconds": fp32_seconds, "bf16_seconds": bf16_seconds}
 
     entry, how, path = cached_verdict(key, cache, measure_entry)
     return Choice(entry["precision"], requested, how, key, str(path), entry.get("fp32_seconds"), entry.get("bf16_seconds"))
+
+
+def first_line(err: Exception) -> str:
+    """An error's first line for a one-line warning (its type's name when it has no message)."""
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
 def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[[], dict]) -> tuple[dict, str, Path]:

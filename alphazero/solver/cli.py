@@ -59,7 +59,7 @@ def main(argv=None) -> int:
         print(f"error: {where}{err}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
-    totals = {"positions": 0, "mismatches": 0, "nodes": 0, "seconds": 0.0}
+    totals = {"mismatches": 0, "nodes": 0, "seconds": 0.0}
     # Python's Ctrl-C handler only sets a flag that compiled (numba) code never looks at, so a long
     # solve would run on regardless; the default action ends the process at once. Every position
     # solved so far has been printed (flushed) by then. A SIGINT the process was started ignoring
@@ -107,6 +107,5 @@ def _solve_all(solver: Solver, positions: list[ObfPosition], args, totals: dict)
             totals["mismatches"] += 1
             text += f"  MISMATCH: {problem}"
         print(text, flush=True)
-        totals["positions"] += 1
         totals["nodes"] += solution.nodes
         totals["seconds"] += solution.seconds
