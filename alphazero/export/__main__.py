@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from alphazero.export.onnx_export import (
     OPSET,
@@ -25,6 +26,8 @@ from alphazero.export.onnx_export import (
     export_onnx,
     load_for_export,
 )
+
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +53,20 @@ def main(argv: list[str] | None = None) -> int:
         if checkpoint is None:
             print(f"error: no --checkpoint given and no default network ({DEFAULT_CHECKPOINTS_TEXT}) found", file=sys.stderr)
             return 2
+    written = []
+    try:
+        return _export_and_verify(args, checkpoint, written)
+    except KeyboardInterrupt:  # Ctrl-C: the write is atomic, so --out is either as it was or complete
+        if written:
+            kept = f"{args.out} was written from {checkpoint} but not verified against PyTorch"
+        else:
+            kept = f"{args.out} was {'left as it was' if Path(args.out).exists() else 'not written'}; the same command starts again"
+        print(f"\nalphazero.export: interrupted: {kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _export_and_verify(args, checkpoint, written: list) -> int:
+    """Export, then verify; `written` gets the path once the file is on disk (for the Ctrl-C line)."""
     try:
         report = export_onnx(checkpoint, args.out)
     except ExportError as err:
@@ -58,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:
         print(f"error: cannot write {args.out}: {err}", file=sys.stderr)
         return 2
+    written.append(report.path)
     print(f"wrote {report.path} ({report.bytes:,} bytes, opset {report.opset}, {report.parameters:,} parameters) "
           f"from {checkpoint}")
     if args.verify == 0:

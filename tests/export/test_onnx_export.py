@@ -155,3 +155,35 @@ def test_a_graph_with_a_fixed_batch_is_refused_and_nothing_is_written(tmp_path, 
     with pytest.raises(ExportError, match="fixed batch of 2 positions"):
         export_onnx(source, tmp_path / "model.onnx")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["seed_cnn.pt"]
+
+
+@pytest.mark.parametrize("during", ["export", "verify"])
+def test_ctrl_c_ends_the_command_line_with_one_line_saying_what_was_written(tmp_path, capsys, monkeypatch, during):
+    """A KeyboardInterrupt while exporting or verifying: exit 130, no traceback, one line saying
+    whether --out was written (atomically: whole or not at all) and no temporary file left."""
+    import alphazero.export.__main__ as cli
+    from alphazero.export.onnx_export import ExportReport
+
+    out = tmp_path / "model.onnx"
+
+    def export_then_maybe_ctrl_c(checkpoint, path):
+        if during == "export":
+            raise KeyboardInterrupt
+        out.write_bytes(b"onnx")
+        return ExportReport(path=out, bytes=4, opset=OPSET, parameters=1)
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "export_onnx", export_then_maybe_ctrl_c)
+    monkeypatch.setattr(cli, "load_for_export", lambda checkpoint: None)
+    monkeypatch.setattr(cli, "compare_with_torch", ctrl_c)
+    assert cli.main(["--checkpoint", "net.pt", "--out", str(out), "--verify", "2"]) == cli.EXIT_INTERRUPTED == 130
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    if during == "export":
+        assert captured.err.strip() == f"alphazero.export: interrupted: {out} was not written; the same command starts again"
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert captured.err.strip() == f"alphazero.export: interrupted: {out} was written from net.pt but not verified against PyTorch"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["model.onnx"]
