@@ -44,6 +44,7 @@ import traceback
 from pathlib import Path
 
 from alphazero.argtypes import non_negative_int, positive_float, positive_int
+from alphazero.atomic import write_text_atomic
 from alphazero.data.dataset import ensure_dataset
 from alphazero.nn.config import PRESET_NAMES
 from alphazero.pretrain.config import DEFAULT_WTHOR_DIR, REPO_ROOT, PretrainConfig
@@ -343,6 +344,15 @@ def main(argv=None) -> int:
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     log(f"output {out}; models {' '.join(args.models)}; splits {' '.join(args.splits)}; device {args.device}")
+    try:
+        return _build_train_and_score(args, out, started, deadline)
+    except KeyboardInterrupt:  # Ctrl-C outside the runs' wait (which forwards it to the runs): datasets, export, scoring
+        print(f"\nalphazero.pretrain.zoo: interrupted: the runs and exported networks finished so far are kept in {out}, "
+              "the datasets built in their cache; the same command resumes from them", file=sys.stderr)
+        return 130
+
+
+def _build_train_and_score(args, out: Path, started: float, deadline: float) -> int:
     datasets = build_datasets(args)
     warm_numba_caches()
     codes, interrupted = train_all(args, datasets, out, deadline)
@@ -359,8 +369,8 @@ def main(argv=None) -> int:
             row = export_and_score(args, split, model, datasets, out)
             row["exit_code"] = codes.get((split, model), "not run")
             rows.append(row)
-            (out / "summary.json").write_text(json.dumps(rows, indent=2))
-            (out / "summary.md").write_text(summary_markdown(rows, args))
+            write_text_atomic(out / "summary.json", json.dumps(rows, indent=2))  # a Ctrl-C leaves no truncated table
+            write_text_atomic(out / "summary.md", summary_markdown(rows, args))
             log(f"{split}/{model}: {json.dumps({k: v for k, v in row.items() if k not in ('network_gpu', 'network_cpu')})[:400]}")
     log(f"done in {time.monotonic() - started:.0f}s; table in {out / 'summary.md'}")
     print(summary_markdown(rows, args))

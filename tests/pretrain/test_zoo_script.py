@@ -134,3 +134,25 @@ def test_a_signal_while_the_runs_start_stops_those_started_and_starts_no_more(tm
                 process.wait()
     assert interrupted and codes == {("year", "seed_mlp"): 7} and stopped.exists()
     assert len(started) == 1, "no run is started after the signal"
+
+
+@pytest.mark.parametrize("stage", ["build_datasets", "export_and_score"])
+def test_ctrl_c_outside_the_runs_wait_ends_the_zoo_with_one_line_saying_what_was_kept(tmp_path, monkeypatch, capsys, stage):
+    """Ctrl-C while the datasets are built or the runs are exported and scored (the runs' wait
+    forwards it to the runs instead): exit 130, no traceback, one line naming what is kept."""
+    out = tmp_path / "zoo"
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(zoo, "missing_modules", lambda: [])
+    monkeypatch.setattr(zoo, "warm_numba_caches", lambda: None)
+    monkeypatch.setattr(zoo, "build_datasets", ctrl_c if stage == "build_datasets" else (lambda args: {"year": (tmp_path, 1)}))
+    monkeypatch.setattr(zoo, "train_all", lambda *args: ({("year", "seed_mlp"): 0}, False))
+    monkeypatch.setattr(zoo, "export_and_score", ctrl_c)
+    assert zoo.main(["--out", str(out), "--models", "seed_mlp", "--splits", "year", "--device", "cpu"]) == 130
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    assert captured.err.strip() == (f"alphazero.pretrain.zoo: interrupted: the runs and exported networks finished so far are kept in "
+                                    f"{out.resolve()}, the datasets built in their cache; the same command resumes from them")
+    assert sorted(p.name for p in out.iterdir()) == []
