@@ -12,6 +12,7 @@ from alphazero.games.text import listing, replay
 from alphazero.play.render import color_wanted
 
 LISTED_BY_DEFAULT = 10
+EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 
 
 def _game_number(text: str) -> int:
@@ -65,6 +66,10 @@ def main(argv=None) -> int:
     except (CatalogError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl-C while reading a large run's shards: --ggf is written whole or not at all
+        kept = f"; {args.ggf} was not written" if args.ggf else ""
+        print(f"\nalphazero.games: interrupted{kept}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 

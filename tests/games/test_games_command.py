@@ -103,3 +103,20 @@ def test_an_unreadable_shard_is_skipped_with_a_warning(run, capsys):
     assert main([str(run_dir), "--last", "20"]) == 0
     captured = capsys.readouterr()
     assert "9 games in 3 shards" in captured.out and shards[1].name in captured.err
+
+
+def test_ctrl_c_ends_the_command_with_one_line_and_no_partial_ggf(run, tmp_path, capsys, monkeypatch):
+    """A KeyboardInterrupt while the games are read: exit 130, no traceback, one line, and --ggf
+    not written (the write is atomic and had not started)."""
+    import alphazero.games.__main__ as cli
+
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "write_ggf", ctrl_c)
+    run_dir, _ = run
+    out = tmp_path / "out.ggf"
+    assert main([str(run_dir), "--ggf", str(out)]) == cli.EXIT_INTERRUPTED == 130
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and captured.err.strip() == f"alphazero.games: interrupted; {out} was not written"
+    assert not out.exists() and not list(tmp_path.glob(".out.ggf.*"))
