@@ -16,6 +16,10 @@ import argparse
 import sys
 import time
 
+# A command ended by Ctrl-C exits with the shell's code for SIGINT, after one line saying what was
+# kept: every command line of the project uses this one.
+EXIT_INTERRUPTED = 130
+
 
 def progress_wanted(flag: bool | None, stream=None) -> bool:
     """`flag` when the user gave one (--progress / --no-progress), else whether `stream` (default

@@ -29,7 +29,7 @@ from alphazero.arena.match import check_shard, play_match, save_games_transcript
 from alphazero.arena.openings import read_openings
 from alphazero.arena.players import SPEC_FORMS, PlayerSpecError, make_player
 from alphazero.atomic import check_target, write_text_atomic
-from alphazero.console import add_progress_option, progress_wanted
+from alphazero.console import EXIT_INTERRUPTED, add_progress_option, progress_wanted
 
 SPEC_HELP = "player spec, one of: " + "; ".join(SPEC_FORMS)
 
@@ -140,7 +140,6 @@ def _game_log(args) -> GameLog | None:
     return GameLog(args.games_log) if args.games_log else None
 
 
-EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 
 
 def _lines_in(path: str) -> int:

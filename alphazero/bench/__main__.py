@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import alphazero.bench as package
-
-EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
+from alphazero.console import EXIT_INTERRUPTED
 
 
 def available() -> list[str]:

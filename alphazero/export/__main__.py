@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from alphazero.console import EXIT_INTERRUPTED
 from alphazero.export.onnx_export import (
     OPSET,
     PRIOR_TOLERANCE,
@@ -26,8 +27,6 @@ from alphazero.export.onnx_export import (
     export_onnx,
     load_for_export,
 )
-
-EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,13 +6,13 @@ import argparse
 import sys
 
 from alphazero.argtypes import positive_int
+from alphazero.console import EXIT_INTERRUPTED
 from alphazero.data.ggf import write_ggf
 from alphazero.games.catalog import Catalog, CatalogError, replay_directory
 from alphazero.games.text import listing, replay
 from alphazero.play.render import color_wanted
 
 LISTED_BY_DEFAULT = 10
-EXIT_INTERRUPTED = 130  # the shell's code for a command ended by SIGINT
 
 
 def _game_number(text: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from alphazero.console import EXIT_INTERRUPTED
 from alphazero.gtp.engine import GTPEngine, serve
 from alphazero.play.choosers import chooser_from_args, front_end_parser
 
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return serve(engine)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         chooser.close()
 

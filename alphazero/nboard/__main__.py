@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from alphazero.console import EXIT_INTERRUPTED
 from alphazero.nboard.engine import DEFAULT_SIMULATIONS_PER_DEPTH, NBoardEngine, serve
 from alphazero.argtypes import positive_int
 from alphazero.play.choosers import chooser_from_args, front_end_parser
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return serve(engine)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         chooser.close()
 

@@ -21,6 +21,7 @@ import dataclasses
 import sys
 
 from alphazero.argtypes import non_negative_float
+from alphazero.console import EXIT_INTERRUPTED
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import NotationError, parse_board_text, parse_transcript
 from alphazero.play.choosers import (
@@ -171,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         session.run()
     except KeyboardInterrupt:
         print("\nInterrupted.")
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         for chooser in {id(s.chooser): s.chooser for s in (black, white) if s.chooser is not None}.values():
             chooser.close()

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from alphazero.argtypes import non_negative_int, positive_float, positive_int
 from alphazero.atomic import write_text_atomic
+from alphazero.console import EXIT_INTERRUPTED
 from alphazero.data.dataset import ensure_dataset
 from alphazero.nn.config import PRESET_NAMES
 from alphazero.pretrain.config import DEFAULT_WTHOR_DIR, REPO_ROOT, PretrainConfig
@@ -349,7 +350,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # Ctrl-C outside the runs' wait (which forwards it to the runs): datasets, export, scoring
         print(f"\nalphazero.pretrain.zoo: interrupted: the runs and exported networks finished so far are kept in {out}, "
               "the datasets built in their cache; the same command resumes from them", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
 
 
 def _build_train_and_score(args, out: Path, started: float, deadline: float) -> int:
@@ -359,7 +360,7 @@ def _build_train_and_score(args, out: Path, started: float, deadline: float) -> 
     if interrupted:
         log(f"stopped on request: the runs saved their latest.pt in {out / 'runs'}; nothing was scored "
             "(run the same command again to export and score them; it does not train them again)")
-        return 130
+        return EXIT_INTERRUPTED
     rows = []
     for split in args.splits:
         for model in args.models:
