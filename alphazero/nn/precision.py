@@ -64,7 +64,7 @@ MAX_ROUNDS = 10
 PROBE_BUDGET_SECONDS = 0.15
 CACHE_NAME = "precision.json"
 # The cache also keeps `NetworkEvaluator`'s other measured choice on a CPU, which kernels run a
-# small batch (nn.inference): entries of this kind hold "kernels" instead of "precision".
+# small batch (nn.inference): entries of this kind hold "kernels" (and the precision measured in).
 KERNELS_KIND = "kernels"
 KERNEL_VERDICTS = ("eager", "onednn")
 CACHE_ENV = "ALPHAZERO_PRECISION_CACHE"
@@ -340,23 +340,24 @@ def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[
     entry = _read_cache_or_warn(path).get(key)
     if entry is not None:
         return entry, "cached", path
+
+    def measured() -> dict:
+        return {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
+
     entry = None
     try:
         with _locked(path):
-            verdicts = _read_cache_or_warn(path)
-            entry = verdicts.get(key)
+            entry = _read_cache_or_warn(path).get(key)
             if entry is not None:
                 return entry, "cached", path
-            entry = {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
-            verdicts = _read_cache_or_warn(path)  # what a measurement under the same lock may have added
+            entry = measured()
+            verdicts = _read_cache_or_warn(path)  # with what a measurement under the same lock may have added
             verdicts[key] = entry
             _write_cache(path, verdicts)
             return entry, "measured", path
     except OSError as err:  # a read-only or missing cache directory: measure, keep nothing
         log.warning("precision cache %s cannot be written (%s); this process measures without keeping the verdict", path, err)
-        if entry is None:
-            entry = {**measure(), "cpu": describe_cpu(), "measured": time.strftime("%Y-%m-%d %H:%M:%S")}
-        return entry, "measured", path
+        return entry if entry is not None else measured(), "measured", path
 
 
 @functools.cache

@@ -8,9 +8,10 @@ One line per position: the best move, the exact score for the side to move (empt
 nodes, seconds and nodes/s. With --obf each result is checked against the file (the score must be
 the file's best score, the move one of the moves the file gives that score): exit status 1 on any
 mismatch, 2 on bad input (named by file and line); Ctrl-C ends it at once (the positions solved
-so far are printed; a search in compiled code would not see Python's interrupt). A position with LONG_SOLVE_EMPTIES or more empty squares is announced on
-stderr before it is searched: an exact solve's cost grows several-fold with each empty square, and
-the command says nothing until a position is solved.
+so far are printed; a search in compiled code would not see Python's interrupt). A position with
+LONG_SOLVE_EMPTIES or more empty squares is announced on stderr before it is searched: an exact
+solve's cost grows several-fold with each empty square, and the command says nothing until a
+position is solved.
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ def main(argv=None) -> int:
         print(f"error: {where}{err}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
-    totals = {"mismatches": 0, "nodes": 0, "seconds": 0.0}
     # Python's Ctrl-C handler only sets a flag that compiled (numba) code never looks at, so a long
     # solve would run on regardless; the default action ends the process at once. Every position
     # solved so far has been printed (flushed) by then. A SIGINT the process was started ignoring
@@ -70,21 +70,19 @@ def main(argv=None) -> int:
     try:
         solver = Solver(args.table_bits)
         solver.warm_up()  # compiles the kernels on a cold numba cache: also ended at once by Ctrl-C
-        _solve_all(solver, positions, args, totals)
+        mismatches, nodes, seconds = _solve_all(solver, positions, args)
     finally:
         if previous is signal.default_int_handler:
             signal.signal(signal.SIGINT, previous)
     if args.obf:
-        rate = totals["nodes"] / totals["seconds"] if totals["seconds"] > 0 else 0.0
-        print(
-            f"{len(positions)} positions, {totals['mismatches']} mismatches, nodes {totals['nodes']}, "
-            f"seconds {totals['seconds']:.3f}, nodes/s {rate:,.0f}"
-        )
-    return EXIT_MISMATCH if totals["mismatches"] else 0
+        rate = nodes / seconds if seconds > 0 else 0.0
+        print(f"{len(positions)} positions, {mismatches} mismatches, nodes {nodes}, seconds {seconds:.3f}, nodes/s {rate:,.0f}")
+    return EXIT_MISMATCH if mismatches else 0
 
 
-def _solve_all(solver: Solver, positions: list[ObfPosition], args, totals: dict) -> None:
-    """Solve and print each position in turn, adding to `totals` as each one ends."""
+def _solve_all(solver: Solver, positions: list[ObfPosition], args) -> tuple[int, int, float]:
+    """Solve and print each position in turn: (mismatches, total nodes, total seconds)."""
+    mismatches, nodes, seconds = 0, 0, 0.0
     for position in positions:
         state = position.state
         label = f"line {position.line}" if args.obf else "board"
@@ -104,8 +102,9 @@ def _solve_all(solver: Solver, positions: list[ObfPosition], args, totals: dict)
         )
         problem = check_result(position, solution.best_move, solution.score, args.wld) if args.obf else None
         if problem:
-            totals["mismatches"] += 1
+            mismatches += 1
             text += f"  MISMATCH: {problem}"
         print(text, flush=True)
-        totals["nodes"] += solution.nodes
-        totals["seconds"] += solution.seconds
+        nodes += solution.nodes
+        seconds += solution.seconds
+    return mismatches, nodes, seconds
