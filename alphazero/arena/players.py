@@ -25,6 +25,7 @@ import numpy as np
 
 from alphazero.arena.alphabeta import DEFAULT_ENDGAME_EMPTIES, best_moves_batch
 from alphazero.arena.gtp_client import DEFAULT_TIMEOUT, GTPEngine, GTPError, draw_board, verify_board_convention
+from alphazero.nn.config import INFERENCE_PRECISIONS
 from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, leaves_for, search_within
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
@@ -175,8 +176,8 @@ class MCTSPlayer(Player):
         leaves_per_step: int | None = None,
     ) -> "MCTSPlayer":
         """A player on the network stored at `path` (loaded with weights_only, on `device`; CPU
-        `threads` for its network calls, torch's default when None; `precision` auto, fp32 or
-        bf16, see alphazero.nn.precision). `endgame` E solves roots and opened nodes from E
+        `threads` for its network calls, torch's default when None; `precision` auto, fp32,
+        bf16 or int8 (a CPU), see alphazero.nn.precision). `endgame` E solves roots and opened nodes from E
         empties (`MCTSConfig.endgame_solve_empties` = E, `endgame_wld_empties` = 0; None: the
         defaults, 0: off)."""
         from alphazero.engine.factory import build_evaluator
@@ -502,7 +503,7 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E][,leaves=L]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32 or bf16; E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots 18, opened nodes 17; L leaves per network call, default 4 by time, 1 by simulations)",
+    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E][,leaves=L]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32, bf16 or int8 (a CPU); E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots 18, opened nodes 17; L leaves per network call, default 4 by time, 1 by simulations)",
     "mcts:evaluator=uniform[,simulations=N][,seconds=S][,endgame=E][,leaves=L]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"   (SECONDS per answer, 60 by default; the first answer, which waits for the engine to start, gets at least 300)',
     "any form may add ,name=LABEL",
@@ -646,8 +647,8 @@ def _build_player(kind: str, options: dict, spec: str) -> Player:
         if threads < 1:
             raise _spec_error(spec, f"threads must be >= 1, got {threads}")
         precision = options.get("precision", "auto")
-        if precision not in ("auto", "fp32", "bf16", "fp16"):
-            raise _spec_error(spec, f"precision must be auto, fp32, bf16 or fp16 (CUDA), got {precision!r}")
+        if precision not in INFERENCE_PRECISIONS:
+            raise _spec_error(spec, f"precision must be auto, fp32, bf16, fp16 (CUDA) or int8 (CPU), got {precision!r}")
         return MCTSPlayer.from_checkpoint(
             options["checkpoint"], simulations=simulations, device=options.get("device", "auto"), threads=threads,
             endgame=options.get("endgame"), precision=precision, seconds=seconds, leaves_per_step=options.get("leaves"),

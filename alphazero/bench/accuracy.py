@@ -15,11 +15,14 @@ previous actions of each position's game. A network with KataGo's auxiliary head
 on them: `score_loss`, `score_error` (mean |predicted - final| score in discs) and
 `ownership_loss` (alphazero.pretrain.accuracy.pretraining_auxiliary_losses).
 
-`--precision bf16` scores the network in bf16 (`pretrain.accuracy.inference_forward`), fp32 by
-default. `--against fp32` (with `--precision bf16`, or the other way) also evaluates every
-position through `NetworkEvaluator` (the path self-play, the arena and play use) in both
-precisions and reports their agreement: the share of positions whose top-1 move is the same,
-and the mean and largest |value difference| (issue 39's bf16 quality check: >= 98% and <= 0.02).
+`--precision bf16` (or int8, a CPU only, policy and value only) scores the network in that
+arithmetic (`pretrain.accuracy.inference_forward`), fp32 by default. `--against fp32` (with
+`--precision bf16`, or another pair) also evaluates every position through `NetworkEvaluator`
+(the path self-play, the arena and play use) in both precisions and reports their agreement:
+the share of positions whose top-1 move is the same (also up to the symmetries that leave the
+board unchanged: the start position's four moves are one, and a near-tie between them flips
+with any rounding), and the mean and largest |value difference| (issue 39's bf16 quality check:
+>= 98% and <= 0.02).
 `--positions N` scores a random sample of N positions (seeded by `--sample-seed`) instead of all.
 """
 
@@ -37,9 +40,12 @@ from alphazero.nn.model import count_parameters
 from alphazero.othello.history import history_windows
 from alphazero.nn.checkpoint import build_network, load_checkpoint, load_weights
 from alphazero.nn.inference import NetworkEvaluator, resolve_device
-from alphazero.pretrain.accuracy import evaluate_accuracy
+from alphazero.pretrain.accuracy import evaluate_accuracy, symmetric_hits
 from alphazero.pretrain.batches import auxiliary_targets, targets_of_final_boards
 from alphazero.pretrain.config import DEFAULT_WTHOR_DIR, VALUE_TARGETS, PretrainConfig
+
+
+ACCURACY_PRECISIONS = ("fp32", "bf16", "int8")
 
 
 def expert_positions(data: Path, years: list[int], history: int = 0, auxiliary: bool = False):
@@ -94,13 +100,15 @@ def precision_agreement(net, positions: np.ndarray, precision: str, against: str
             top1[p].append(priors[p].argmax(axis=1))
             values[p].append(value)
         largest_prior_difference = max(largest_prior_difference, float(np.abs(priors[precision] - priors[against]).max()))
-    same = np.concatenate(top1[precision]) == np.concatenate(top1[against])
+    predicted, reference = np.concatenate(top1[precision]), np.concatenate(top1[against])
+    same = predicted == reference
     difference = np.abs(np.concatenate(values[precision]).astype(np.float64) - np.concatenate(values[against]))
     return {
         "precision": precision,
         "against": against,
         "positions": int(len(same)),
         "top1_same": round(float(same.mean()), 5),
+        "top1_same_up_to_symmetry": round(float(symmetric_hits(positions, predicted, reference).mean()), 5),
         "mean_abs_value_difference": round(float(difference.mean()), 5),
         "p99_abs_value_difference": round(float(np.quantile(difference, 0.99)), 5),
         "max_abs_value_difference": round(float(difference.max()), 5),
@@ -120,8 +128,8 @@ def main(argv):
     parser.add_argument("--batch-size", type=positive_int, default=2048)
     parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads (default 1)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, auto, ...")
-    parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="the network's arithmetic (default fp32)")
-    parser.add_argument("--against", choices=("fp32", "bf16"), help="also report the agreement with this precision (see above)")
+    parser.add_argument("--precision", choices=ACCURACY_PRECISIONS, default="fp32", help="the network's arithmetic (default fp32; int8: a CPU, policy and value only)")
+    parser.add_argument("--against", choices=ACCURACY_PRECISIONS, help="also report the agreement with this precision (see above)")
     parser.add_argument("--positions", type=non_negative_int, default=0, help="score a random sample of this many positions (default 0: all)")
     parser.add_argument("--sample-seed", type=int, default=0, help="seed of --positions' sample (default 0)")
     args = parser.parse_args(argv)
@@ -137,6 +145,9 @@ def main(argv):
     value_target = args.value_target or checkpoint.extra.get("value_target", "outcome")
 
     history, heads = checkpoint.model_config.history, checkpoint.model_config.auxiliary_heads
+    if "int8" in (args.precision, args.against) and (history or device.type != "cpu"):
+        parser.error("int8 runs a board-only network on a CPU (--device cpu, no history)")
+    heads = heads and args.precision != "int8"  # int8 runs the policy and value heads only
     if args.split == "year":
         positions, moves, outcomes, margins, games, windows, targets = expert_positions(args.data, args.years, history, heads)
     else:

@@ -1,7 +1,8 @@
 """`python -m alphazero.bench network [--preset small | --checkpoint PATH] [--threads 1]`: network
 speed on this machine.
 
-`--precisions fp32 bf16 auto` (the default) measures each arithmetic side by side.
+`--precisions fp32 bf16 int8 auto` (the default; int8 on a CPU only) measures each arithmetic side
+by side. int8 runs network calls only, so it has no training figure.
 
 `--preset` takes any model preset, the warm-start zoo's included; `--checkpoint` measures the
 network a checkpoint holds (its architecture; the speed does not depend on the weights).
@@ -41,9 +42,9 @@ from alphazero.argtypes import positive_float, positive_int
 from alphazero.nn.checkpoint import build_network, load_checkpoint
 from alphazero.nn.config import MEMORY_FORMATS, PRESET_NAMES, model_preset
 from alphazero.nn.encoding import encode_positions_and_mask
-from alphazero.nn import precision as precision_module
+from alphazero.nn import int8_inference, precision as precision_module
 from alphazero.nn.inference import NetworkEvaluator, resolve_device
-from alphazero.nn.precision import PRECISIONS
+from alphazero.nn.precision import INFERENCE_PRECISIONS
 from alphazero.nn.model import count_parameters, masked_softmax, policy_cross_entropy, training_memory_format
 from alphazero.othello.history import HISTORY_TOKENS
 from alphazero.othello.playout import random_positions  # noqa: F401 (used below and by other benches)
@@ -188,8 +189,8 @@ def main(argv):
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda, auto")
     parser.add_argument("--cpu-kernels", default="auto", choices=["auto", "eager"], help="NetworkEvaluator's cpu_kernels")
     parser.add_argument(
-        "--precisions", nargs="+", choices=PRECISIONS, default=None,
-        help="arithmetics to measure side by side (default: fp32 bf16 auto; fp32 only for a history-reading network)",
+        "--precisions", nargs="+", choices=INFERENCE_PRECISIONS, default=None,
+        help="arithmetics to measure side by side (default: fp32 bf16 int8 auto, int8 on a CPU only; fp32 only for a history-reading network)",
     )
     parser.add_argument("--precision-cache", default=None, help="precision=auto's verdict cache file (default: the user's)")
     parser.add_argument("--batches", type=positive_int, nargs="+", default=list(INFERENCE_BATCHES), help=f"inference batch sizes (default {' '.join(map(str, INFERENCE_BATCHES))})")
@@ -215,8 +216,9 @@ def main(argv):
         cfg = dataclasses.replace(cfg, **overrides)
     if cfg.needs_history and args.precisions not in (None, ["fp32"]):
         parser.error("a history-reading network is measured in fp32 only (--precisions fp32)")
-    precisions = list(dict.fromkeys(args.precisions or (["fp32"] if cfg.needs_history else ["fp32", "bf16", "auto"])))
     device = resolve_device(args.device)
+    default_precisions = ["fp32", "bf16"] + (["int8"] if device.type == "cpu" and int8_inference.available() else []) + ["auto"]
+    precisions = list(dict.fromkeys(args.precisions or (["fp32"] if cfg.needs_history else default_precisions)))
     net = build_network(cfg)
     positions = random_positions(max(args.batches + [TRAIN_BATCH]), seed=1)
     train_channels_last = training_memory_format(args.train_memory_format, device) is torch.channels_last
@@ -249,7 +251,8 @@ def main(argv):
         if "auto" in choices:
             auto_choices[f"inference_batch{batch}"] = choices["auto"].as_dict()
     if not args.skip_training:
-        rates, choices = measure_training(net, positions, device, args.repeats, args.window, train_channels_last, clock, precisions, args.precision_cache)
+        training_precisions = [p for p in precisions if p != "int8"]  # int8 runs network calls only
+        rates, choices = measure_training(net, positions, device, args.repeats, args.window, train_channels_last, clock, training_precisions, args.precision_cache)
         _record(result, f"train_samples_per_second_batch{TRAIN_BATCH}", rates)
         if "auto" in choices:
             auto_choices["training"] = choices["auto"].as_dict()
@@ -263,13 +266,13 @@ def main(argv):
 def _record(result: dict, name: str, rates: dict) -> None:
     """`name`_<precision> and median_`name`_<precision> for each precision; `name` itself is the
     default path's figure (auto where measured, else the first precision), as before precisions
-    existed; and the ratios bf16/fp32 and auto/fp32 where both sides were measured."""
+    existed; and the ratios bf16/fp32, int8/fp32 and auto/fp32 where both sides were measured."""
     for precision, (best, median) in rates.items():
         result[f"{name}_{precision}"] = best
         result[f"median_{name}_{precision}"] = median
     default = "auto" if "auto" in rates else next(iter(rates))
     result[name], result[f"median_{name}"] = rates[default]
     if "fp32" in rates:
-        for other, label in (("bf16", "bf16_speedup"), ("auto", "auto_vs_fp32")):
+        for other, label in (("bf16", "bf16_speedup"), ("int8", "int8_speedup"), ("auto", "auto_vs_fp32")):
             if other in rates:
                 result[f"{label}_{name.replace('_per_second', '')}"] = round(rates[other][0] / rates["fp32"][0], 3)

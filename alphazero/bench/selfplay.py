@@ -62,6 +62,7 @@ import time
 from pathlib import Path
 
 from alphazero.argtypes import non_negative_float, positive_float, positive_int
+from alphazero.nn.config import INFERENCE_PRECISIONS
 from alphazero.console import StatusLine, add_progress_option, format_seconds, progress_wanted
 
 CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
@@ -95,7 +96,7 @@ def _parse(argv):
     parser.add_argument("--network-seconds", type=positive_float, default=3.0, help="time to measure the network alone (default 3)")
     parser.add_argument("--keep-dir", action="store_true", help="keep the temporary run directory")
     parser.add_argument(
-        "--precisions", nargs="+", choices=("auto", "fp32", "bf16", "fp16"), default=None,
+        "--precisions", nargs="+", choices=INFERENCE_PRECISIONS, default=None,
         help="measure the pipeline once per precision (selfplay.precision), back to back, e.g. fp32 auto; the line then holds "
         "each run and each one's positions/s over the first's (default: one run in the preset's precision)",
     )

@@ -41,6 +41,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from alphazero.nn.planes import NUM_PLANES
+from alphazero.validation import ConfigValueError, require_choice
 
 
 # Layouts a network can train in (train.memory_format, pretrain.memory_format); what "auto"
@@ -50,6 +51,18 @@ MEMORY_FORMATS = ("auto", "channels_last", "contiguous")
 # "auto" measures. Here, with the other configuration names, because configuration is checked
 # before anything imports torch: a refused command line answers without loading it.
 PRECISIONS = ("auto", "fp32", "bf16", "fp16")
+# Network calls (selfplay.precision, arena.precision, play, GTP, arena players, benchmarks) can also
+# run in int8 on a CPU (alphazero.nn.int8_inference); training cannot, so train.precision,
+# pretrain.precision and a run's top-level `precision` take PRECISIONS only.
+INFERENCE_PRECISIONS = PRECISIONS + ("int8",)
+
+
+def require_training_precision(key: str, value: str, choices: tuple[str, ...] = PRECISIONS) -> None:
+    """Refuse a training precision outside `choices`, and int8 with where it does apply."""
+    if value == "int8":
+        raise ConfigValueError(f"{key} must be one of {', '.join(choices)}; got 'int8', which is for network calls only "
+                               "(set selfplay.precision=int8 and arena.precision=int8 for a run's self-play and games)")
+    require_choice(key, value, choices)
 
 # The auxiliary heads' loss weights to use with the heads on (alphazero.nn.auxiliary), in self-play
 # training and pretraining alike (TrainConfig.score_weight says why these values;

@@ -18,8 +18,10 @@ What the evaluator does for speed, and why (figures in docs/benchmarks.md):
   `CUDA_CHANNELS_LAST_MIN_BATCH` go through a channels-last copy of the model (cuDNN's NHWC
   tensor-core kernels: on an H100 the medium network's device work ran 1.39-1.42x faster at
   4,096-16,384 positions), smaller ones through the NCHW model (channels-last was 0.93x at 1,024).
-- On CPU: float32 or bfloat16 as `precision` says ("auto": measured on this machine by a short
-  probe at the caller's batch size and cached, `alphazero.nn.precision`). In bf16 the fused copy's
+- On CPU: float32, bfloat16 or int8 as `precision` says ("auto": measured on this machine by a
+  short probe at the caller's batch size and cached, `alphazero.nn.precision`). In int8 every
+  batch goes through oneDNN's quantized convolutions (`int8_inference.Int8Forward`, calibrated on
+  fixed random positions each time the copy is rebuilt). In bf16 the fused copy's
   weights and the input planes are cast to bf16 (no autocast: casting once beats autocast's
   per-call weight casts); the policy's softmax and everything after it stay float32. The planes
   are unpacked by a numba kernel, activations in channels-last layout (faster than NCHW at every
@@ -49,13 +51,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from alphazero.nn import cpu_inference, precision as precisions
+from alphazero.nn import cpu_inference, int8_inference, precision as precisions
 from alphazero.nn.encoding import encode_positions_and_mask, legal_mask_from_packed, pack_positions_and_mask, planes_from_packed
 from alphazero.nn.model import fuse_for_inference, masked_softmax
 from alphazero.othello.bitboard import NUM_ACTIONS
 from alphazero.othello.playout import random_positions
 
-PRECISIONS = precisions.PRECISIONS
+PRECISIONS = precisions.INFERENCE_PRECISIONS
 CPU_KERNELS = ("auto", "eager")
 log = logging.getLogger(__name__)
 _VERSION = operator.attrgetter("_version")
@@ -114,7 +116,8 @@ class NetworkEvaluator:
         probe_batch: int = precisions.PROBE_BATCH_CAP,
         precision_cache: str | os.PathLike | None = None,
     ):
-        """precision: "auto", "fp32", "bf16" or "fp16" (CUDA only); see `alphazero.nn.precision`.
+        """precision: "auto", "fp32", "bf16", "fp16" (CUDA only) or "int8" (CPU only); see
+        `alphazero.nn.precision`.
         probe_batch: the batch size the caller mostly sends (what "auto" measures on a CPU, capped
         at `precision.PROBE_BATCH_CAP`). precision_cache: the verdict cache file (None: the
         user's; a run passes its own, `precision.run_cache_file(run_dir)`).
@@ -133,8 +136,9 @@ class NetworkEvaluator:
         self.cpu_kernels = cpu_kernels
         self.choice = self._choose_precision(precision, probe_batch, precision_cache)
         self.precision = self.choice.precision
-        # CUDA: autocast to the reduced dtype. CPU: the model and its input cast to bf16 (None: float32).
-        reduced = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}[self.precision]
+        # CUDA: autocast to the reduced dtype. CPU: the model and its input cast to bf16 (None:
+        # float32; int8 quantizes inside its own forward).
+        reduced = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16, "int8": None}[self.precision]
         self.autocast_dtype = reduced if self.device.type == "cuda" else None
         self.input_dtype = reduced if self.device.type == "cpu" and reduced is not None else torch.float32
         self.calls = 0
@@ -146,16 +150,37 @@ class NetworkEvaluator:
     def _choose_precision(self, requested: str, probe_batch: int, cache) -> precisions.Choice:
         batch = min(probe_batch, precisions.PROBE_BATCH_CAP)
         key = precisions.cache_key("inference", precisions.network_signature(self.net), batch, torch.get_num_threads())
+        int8_refusal = self._int8_refusal()
+        if requested == "int8" and int8_refusal and self.device.type == "cpu":
+            raise ValueError(f"precision 'int8' does not run here: {int8_refusal}; use auto, fp32 or bf16")
+        # int8=True also for a request on CUDA, which choose() then refuses as off the CPU.
+        can_int8 = int8_refusal is None or requested == "int8"
 
         def measure():
             positions = random_positions(batch, seed=0)
-            fp32, bf16 = (NetworkEvaluator(self.net, self.device, precision=p, cpu_kernels=self.cpu_kernels) for p in ("fp32", "bf16"))
-            return precisions.time_alternately(lambda: fp32(positions), lambda: bf16(positions))
+            evaluators = [NetworkEvaluator(self.net, self.device, precision=p, cpu_kernels=self.cpu_kernels) for p in ("fp32", "bf16")]
+            if int8_refusal is None:
+                try:
+                    evaluators.append(NetworkEvaluator(self.net, self.device, precision="int8"))
+                except (RuntimeError, ValueError) as err:  # the private ops refused this network here
+                    log.warning("the int8 probe failed here (%s): choosing between fp32 and bf16", precisions.first_line(err))
+            seconds = precisions.time_alternately(*(functools.partial(evaluator, positions) for evaluator in evaluators))
+            return seconds if len(seconds) == 3 or not can_int8 else (*seconds, None)
 
-        choice = precisions.choose(requested, self.device, measure, key, cache)
+        choice = precisions.choose(requested, self.device, measure, key, cache, int8=can_int8)
         if choice.how != "forced":
             precisions.log_choice("network evaluator", choice.describe())
         return choice
+
+    def _int8_refusal(self) -> str | None:
+        """Why this evaluator cannot run int8 (None: it can, on a CPU)."""
+        if self.cpu_kernels != "auto":
+            return "cpu_kernels='eager' runs the eager model only, and int8 runs in oneDNN's kernels"
+        if not int8_inference.available():
+            return f"this torch build ({torch.__version__}) has no oneDNN quantized convolutions"
+        if not int8_inference.supports(self.net):
+            return f"{type(self.net).__name__} is not a residual tower that int8 runs (AlphaZeroNet only)"
+        return None
 
     def _choose_small_batch_kernels(self, probe_batch: int, cache) -> dict | None:
         """Which kernels run the caller's batch on a CPU when it is below `cpu_inference.MIN_BATCH`:
@@ -203,8 +228,12 @@ class NetworkEvaluator:
         if self.device.type == "cpu":
             model = model.to(dtype=self.input_dtype, memory_format=torch.channels_last)
             self._small_batch_layout = self._large_batch_layout = torch.channels_last
-            self._large_batch_min = self._onednn_min_batch
-            self._large_batch_model = _mkldnn_forward_or(model) if self.cpu_kernels == "auto" else model
+            if self.precision == "int8":  # every batch, calibrated anew for these weights
+                self._large_batch_min = 1
+                self._large_batch_model = int8_inference.build(model)
+            else:
+                self._large_batch_min = self._onednn_min_batch
+                self._large_batch_model = _mkldnn_forward_or(model) if self.cpu_kernels == "auto" else model
         elif self.device.type == "cuda":
             self._small_batch_layout, self._large_batch_layout = torch.contiguous_format, torch.channels_last
             self._large_batch_min = CUDA_CHANNELS_LAST_MIN_BATCH

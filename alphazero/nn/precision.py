@@ -1,4 +1,4 @@
-"""float32 or bfloat16 for the network on a CPU: measured on this machine, not assumed.
+"""float32, bfloat16 or int8 for the network on a CPU: measured on this machine, not assumed.
 
 Whether bf16 pays on a CPU depends on the CPU. On Xeons with AMX (`amx_bf16` in /proc/cpuinfo)
 bf16 convolutions ran 2-4x faster than float32; on a CPU without any bf16 instructions they run
@@ -10,7 +10,11 @@ torch version (0.88x once, ~1.9x with torch 2.13). So `precision: auto` measures
   network at the caller's batch size (capped: `PROBE_BATCH_CAP` for inference,
   `TRAINING_PROBE_BATCH_CAP` for a training step, so the probe takes well under a second), and
   picks bf16 only where it measured at least `BF16_MIN_SPEEDUP` times float32's speed (a tie keeps
-  the exact arithmetic). "auto" on CUDA is bf16 (fp16 where the GPU lacks bf16), as before.
+  the exact arithmetic). Network calls (not training) may also run in int8
+  (alphazero.nn.int8_inference): "int8" forces it on a CPU, and "auto" times it beside the other
+  two where the network and the torch build run it, and picks it only where it measured at least
+  `INT8_MIN_SPEEDUP` times the speed of what it would pick otherwise. "auto" on CUDA is bf16
+  (fp16 where the GPU lacks bf16), as before.
 - The verdict is cached in a JSON file, keyed by CPU model, torch version, what was measured
   (inference or training; the evaluator keeps its choice of small-batch kernels there too,
   `cached_verdict`), the network's shape, the probe batch and the torch thread count: a
@@ -45,13 +49,18 @@ import numpy as np
 import torch
 
 from alphazero.atomic import write_text_atomic
-from alphazero.nn.config import PRECISIONS
+from alphazero.nn.config import INFERENCE_PRECISIONS, PRECISIONS  # noqa: F401 - PRECISIONS re-exported
 
 log = logging.getLogger(__name__)
 
 # bf16 is chosen only where it measured at least this many times float32's speed: a smaller gain
 # is within the probe's noise on a shared machine and not worth inexact arithmetic.
 BF16_MIN_SPEEDUP = 1.05
+# int8 is chosen only where it measured at least this many times the speed of the precision auto
+# would pick otherwise: it strays further from float32 than bf16 does (the medium network names
+# float32's best move on 99.0% of WTHOR 2018 positions in int8, 99.6% in bf16; docs/benchmarks.md,
+# "int8 inference on a CPU"), so a gain within the probe's noise does not buy it.
+INT8_MIN_SPEEDUP = 1.10
 # Probe batch caps. The bf16/fp32 ratio was flat from batch 32 up (evaluator: small 1.6-2.0x,
 # medium 1.75-1.9x at 32-1,024 on the AVX-512 BF16 machine), and a medium network's float32 call
 # at batch 32 takes ~60 ms there; a training step at 16 ~100 ms (ratio 1.4x vs 1.65x at 256).
@@ -71,8 +80,8 @@ CACHE_ENV = "ALPHAZERO_PRECISION_CACHE"
 
 
 def require_precision(precision: str) -> str:
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(PRECISIONS)}")
+    if precision not in INFERENCE_PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; expected one of {', '.join(INFERENCE_PRECISIONS)}")
     return precision
 
 
@@ -168,6 +177,8 @@ def read_cache(path: Path) -> dict:
                 raise ValueError(f"precision cache {path}: entry {key!r} has no kernels {' or '.join(KERNEL_VERDICTS)}")
         elif entry.get("precision") not in ("fp32", "bf16"):
             raise ValueError(f"precision cache {path}: entry {key!r} has no precision fp32 or bf16")
+        elif not isinstance(entry.get("int8", False), bool):
+            raise ValueError(f"precision cache {path}: entry {key!r} has an int8 verdict that is not true or false")
     return data["verdicts"]
 
 
@@ -221,10 +232,11 @@ def _write_cache(path: Path, verdicts: dict) -> None:
 class Choice:
     """What a network call runs in and why.
 
-    precision: "fp32", "bf16" or "fp16" (fp16: CUDA only).
+    precision: "fp32", "bf16", "fp16" (CUDA only) or "int8" (network calls on a CPU only).
     how: "forced" (asked for by name), "measured" (probed now), "cached" (an earlier probe's
          verdict), "cuda" (CUDA's auto: bf16, or fp16 where bf16 is unsupported).
-    fp32_seconds, bf16_seconds: the probe's best call times (measured or cached), else None.
+    fp32_seconds, bf16_seconds, int8_seconds: the probe's best call times (measured or cached),
+         else None (int8: not timed, for training or where int8 does not run).
     """
 
     precision: str
@@ -234,6 +246,7 @@ class Choice:
     cache: str | None = None
     fp32_seconds: float | None = None
     bf16_seconds: float | None = None
+    int8_seconds: float | None = None
 
     @property
     def speedup(self) -> float | None:
@@ -242,18 +255,29 @@ class Choice:
             return None
         return self.fp32_seconds / self.bf16_seconds
 
+    @property
+    def int8_speedup(self) -> float | None:
+        """int8's speed over float32's in the probe."""
+        if self.fp32_seconds is None or not self.int8_seconds:
+            return None
+        return self.fp32_seconds / self.int8_seconds
+
     def describe(self) -> str:
         text = f"{self.precision} (precision={self.requested}, {self.how}"
         if self.speedup is not None:
             measured = self.key.split(" | ")[2] if self.key else "probe"
             batch = self.key.rsplit(" | ", 2)[1] if self.key else ""
-            text += f": bf16 ran {self.speedup:.2f}x fp32's speed, {measured} at {batch}"
+            text += f": bf16 ran {self.speedup:.2f}x fp32's speed"
+            if self.int8_speedup is not None:
+                text += f", int8 {self.int8_speedup:.2f}x"
+            text += f", {measured} at {batch}"
         if self.cache:
             text += f"; cache {self.cache}"
         return text + ")"
 
     def as_dict(self) -> dict:
-        return {**dataclasses.asdict(self), "speedup": None if self.speedup is None else round(self.speedup, 3)}
+        return {**dataclasses.asdict(self), "speedup": None if self.speedup is None else round(self.speedup, 3),
+                "int8_speedup": None if self.int8_speedup is None else round(self.int8_speedup, 3)}
 
 
 def decide(fp32_seconds: float, bf16_seconds: float, min_speedup: float = BF16_MIN_SPEEDUP) -> str:
@@ -263,6 +287,13 @@ def decide(fp32_seconds: float, bf16_seconds: float, min_speedup: float = BF16_M
     return "bf16" if fp32_seconds >= min_speedup * bf16_seconds else "fp32"
 
 
+def decide_int8(otherwise_seconds: float, int8_seconds: float, min_speedup: float = INT8_MIN_SPEEDUP) -> bool:
+    """True if int8 ran at least `min_speedup` times the speed of the precision chosen without it."""
+    if not (otherwise_seconds > 0 and int8_seconds > 0):
+        raise ValueError(f"probe times must be positive, got {otherwise_seconds!r} s and int8 {int8_seconds!r} s")
+    return otherwise_seconds >= min_speedup * int8_seconds
+
+
 def probe_clock() -> Callable[[], float]:
     """CPU time of this process with one torch thread (other jobs on the machine then do not
     count against either side), the wall clock with several (CPU time would count their
@@ -270,18 +301,18 @@ def probe_clock() -> Callable[[], float]:
     return time.process_time if torch.get_num_threads() == 1 else time.perf_counter
 
 
-def time_alternately(run_fp32: Callable[[], object], run_bf16: Callable[[], object], clock: Callable[[], float] | None = None,
-                     budget: float = PROBE_BUDGET_SECONDS, min_rounds: int = MIN_ROUNDS, max_rounds: int = MAX_ROUNDS) -> tuple[float, float]:
-    """(best fp32 seconds, best bf16 seconds) per call: one untimed round to warm up, then rounds
-    of one call each, alternating, at least `min_rounds`, more while the timed rounds took less
-    than `budget` seconds. The best call is the one least disturbed by other load."""
+def time_alternately(*runs: Callable[[], object], clock: Callable[[], float] | None = None,
+                     budget: float = PROBE_BUDGET_SECONDS, min_rounds: int = MIN_ROUNDS, max_rounds: int = MAX_ROUNDS) -> tuple[float, ...]:
+    """The best seconds per call of each of `runs` (e.g. fp32, bf16): one untimed round to warm
+    up, then rounds of one call each, taking turns, at least `min_rounds`, more while the timed
+    rounds took less than `budget` seconds. The best call is the one least disturbed by other load."""
     clock = clock or probe_clock()
-    run_fp32()
-    run_bf16()
-    best = [float("inf"), float("inf")]
+    for run in runs:
+        run()
+    best = [float("inf")] * len(runs)
     spent = 0.0
     for rounds in range(1, max_rounds + 1):
-        for index, run in enumerate((run_fp32, run_bf16)):
+        for index, run in enumerate(runs):
             start = clock()
             run()
             seconds = clock() - start
@@ -289,18 +320,24 @@ def time_alternately(run_fp32: Callable[[], object], run_bf16: Callable[[], obje
             best[index] = min(best[index], max(seconds, 1e-9))
         if rounds >= min_rounds and spent >= budget:
             break
-    return best[0], best[1]
+    return tuple(best)
 
 
-def choose(requested: str, device: torch.device, measure: Callable[[], tuple[float, float]], key: str,
-           cache: str | os.PathLike | None = None) -> Choice:
+def choose(requested: str, device: torch.device, measure: Callable[[], tuple], key: str,
+           cache: str | os.PathLike | None = None, int8: bool = False) -> Choice:
     """The precision for a network call; see the module docstring.
 
-    measure: () -> (fp32 seconds, bf16 seconds), called only for "auto" on a CPU without a cached
-    verdict. key: `cache_key(...)` of what `measure` times. cache: the cache file (None: the
-    user's, `user_cache_file()`).
+    measure: () -> (fp32 seconds, bf16 seconds), or with `int8` (fp32, bf16, int8 seconds or None
+    where int8 would not run), called only for "auto" on a CPU without a cached verdict.
+    key: `cache_key(...)` of what `measure` times. cache: the cache file (None: the user's,
+    `user_cache_file()`). int8: the caller can run int8 (network calls of a network
+    alphazero.nn.int8_inference supports); training cannot.
     """
     require_precision(requested)
+    if requested == "int8" and not int8:
+        raise ValueError("precision 'int8' is for network calls only (self-play, arena, play); training runs in auto, fp32, bf16 or fp16")
+    if requested == "int8" and device.type != "cpu":
+        raise ValueError(f"precision 'int8' runs on a CPU (on {device.type} use auto, fp32, bf16 or fp16)")
     if device.type == "cuda":
         if requested == "auto":
             return Choice("bf16" if torch.cuda.is_bf16_supported() else "fp16", requested, "cuda")
@@ -313,17 +350,30 @@ def choose(requested: str, device: torch.device, measure: Callable[[], tuple[flo
         return Choice("fp32", requested, f"float32 on {device.type}")
 
     def measure_entry() -> dict:
+        int8_seconds = None
         try:
-            fp32_seconds, bf16_seconds = measure()
+            fp32_seconds, bf16_seconds, *rest = measure()
             verdict = decide(fp32_seconds, bf16_seconds)
+            int8_seconds = rest[0] if rest else None
         except (RuntimeError, NotImplementedError) as err:  # a torch build or CPU without bf16 kernels
             log.warning("the bf16 probe failed here (%s): using fp32", first_line(err))
             fp32_seconds = bf16_seconds = None
             verdict = "fp32"
-        return {"precision": verdict, "fp32_seconds": fp32_seconds, "bf16_seconds": bf16_seconds}
+        entry = {"precision": verdict, "fp32_seconds": fp32_seconds, "bf16_seconds": bf16_seconds}
+        if int8:
+            # "precision" stays the fp32/bf16 verdict, which a checkout from before int8 reads
+            # (sharing the user's cache); "int8" says whether int8 beat it.
+            otherwise = bf16_seconds if verdict == "bf16" else fp32_seconds
+            chosen = bool(int8_seconds and otherwise and decide_int8(otherwise, int8_seconds))
+            entry.update(int8_seconds=int8_seconds, int8=chosen)
+        return entry
 
-    entry, how, path = cached_verdict(key, cache, measure_entry)
-    return Choice(entry["precision"], requested, how, key, str(path), entry.get("fp32_seconds"), entry.get("bf16_seconds"))
+    # An entry measured without int8 (before it existed) does not answer a caller that can run it.
+    usable = (lambda entry: "int8_seconds" in entry) if int8 else None
+    entry, how, path = cached_verdict(key, cache, measure_entry, usable)
+    precision = "int8" if int8 and entry.get("int8") else entry["precision"]
+    return Choice(precision, requested, how, key, str(path), entry.get("fp32_seconds"), entry.get("bf16_seconds"),
+                  entry.get("int8_seconds") if int8 else None)
 
 
 def first_line(err: Exception) -> str:
@@ -331,13 +381,20 @@ def first_line(err: Exception) -> str:
     return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
-def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[[], dict]) -> tuple[dict, str, Path]:
+def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[[], dict],
+                   usable: Callable[[dict], bool] | None = None) -> tuple[dict, str, Path]:
     """(entry, how, path): the verdict stored under `key` in the cache file `path` (how "cached"),
     else `measure()`'s entry, stored there with the CPU and the time it was measured (how
     "measured"). Processes starting together measure once between them (a file lock around the
-    measurement); an unreadable cache is reported and rewritten. cache: None for the user's."""
+    measurement); an unreadable cache is reported and rewritten. cache: None for the user's.
+    usable: a stored entry for which this says False is measured again (and replaced)."""
     path = Path(cache) if cache is not None else user_cache_file()
-    entry = _read_cache_or_warn(path).get(key)
+
+    def stored() -> dict | None:
+        entry = _read_cache_or_warn(path).get(key)
+        return entry if entry is not None and (usable is None or usable(entry)) else None
+
+    entry = stored()
     if entry is not None:
         return entry, "cached", path
 
@@ -347,7 +404,7 @@ def cached_verdict(key: str, cache: str | os.PathLike | None, measure: Callable[
     entry = None
     try:
         with _locked(path):
-            entry = _read_cache_or_warn(path).get(key)
+            entry = stored()
             if entry is not None:
                 return entry, "cached", path
             entry = measured()
@@ -418,7 +475,7 @@ def training_probe(net: torch.nn.Module, batch: int, memory_format=torch.channel
 
         return step
 
-    return time_alternately(stepper(None), stepper(torch.bfloat16), clock)
+    return time_alternately(stepper(None), stepper(torch.bfloat16), clock=clock)
 
 
 def choose_training(requested: str, net: torch.nn.Module, device: torch.device, batch: int,

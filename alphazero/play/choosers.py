@@ -20,6 +20,7 @@ from typing import Callable
 import numpy as np
 
 from alphazero.argtypes import positive_float, positive_int
+from alphazero.nn.config import INFERENCE_PRECISIONS
 from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, leaves_for, search_within
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
@@ -665,9 +666,9 @@ def add_ai_arguments(parser: argparse.ArgumentParser) -> None:
                        help="thinking time per move; with --simulations too, whichever ends first")
     group.add_argument("--device", type=available_device, default="auto", help="torch device for the network: auto, cpu, cuda, ...")
     group.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads (default 1; docs/threads.md)")
-    group.add_argument("--precision", choices=("auto", "fp32", "bf16", "fp16"), default="auto",
-                       help="the network's arithmetic: auto (the faster on this machine, measured once and cached), "
-                            "fp32 or bf16; fp16 on CUDA only (docs/precision.md)")
+    group.add_argument("--precision", choices=INFERENCE_PRECISIONS, default="auto",
+                       help="the network's arithmetic: auto (the fastest on this machine, measured once and cached), "
+                            "fp32, bf16 or int8 (CPU); fp16 on CUDA only (docs/precision.md)")
     group.add_argument("--leaves-per-step", type=positive_int, default=None,
                        help="positions per network call in the search (default: 4 when searching by time, "
                             "where the extra simulations pay; 1, the exact search, by simulations)")

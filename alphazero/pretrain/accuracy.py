@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from alphazero.nn.auxiliary import bin_scores, expected_score
+from alphazero.nn import int8_inference
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.model import fuse_for_inference, masked_log_softmax
 from alphazero.othello.symmetry import ACTION_MAP, NUM_SYMMETRIES, transform_positions
@@ -142,15 +143,22 @@ def inference_forward(net: torch.nn.Module, precision: str, device, auxiliary: b
     """forward(planes float32, history or None) -> (logits, values) of `net` (in eval mode) in
     `precision`: "fp32" the network itself; "bf16" on a CPU a batch-norm-folded copy with bf16
     weights fed bf16 planes (the arithmetic of NetworkEvaluator's bf16 path), on CUDA (and for
-    networks that read the game's history) bf16 autocast. With `auxiliary` (a network with
-    auxiliary heads, which reads no history) -> (logits, values, score_logits, ownership_logits)."""
+    networks that read the game's history) bf16 autocast; "int8" (a CPU, a board-only
+    AlphaZeroNet, policy and value only) NetworkEvaluator's int8 forward. With `auxiliary` (a
+    network with auxiliary heads, which reads no history) -> (logits, values, score_logits,
+    ownership_logits)."""
     device = torch.device(device)
     if precision == "fp32":
         if auxiliary:
             return lambda planes, history=None: net(planes, auxiliary=True)
         return lambda planes, history=None: net(planes) if history is None else net(planes, history)
+    if precision == "int8":
+        if device.type != "cpu" or net.cfg.needs_history or auxiliary:
+            raise ValueError("int8 scores a board-only network's policy and value on a CPU (no history, no auxiliary heads)")
+        model = int8_inference.build(fuse_for_inference(net).to(memory_format=torch.channels_last))
+        return lambda planes, history=None: model(planes)
     if precision != "bf16":
-        raise ValueError(f"accuracy precision must be fp32 or bf16, got {precision!r}")
+        raise ValueError(f"accuracy precision must be fp32, bf16 or int8, got {precision!r}")
     if device.type == "cpu" and not net.cfg.needs_history:
         model = fuse_for_inference(net).to(dtype=torch.bfloat16, memory_format=torch.channels_last)
         extra = {"auxiliary": True} if auxiliary else {}

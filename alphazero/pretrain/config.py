@@ -19,7 +19,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from alphazero.train.schema import register_configs
 from alphazero.data.dataset import SPLIT_KINDS, VERSION as DATASET_VERSION, DatasetOptions
-from alphazero.nn.config import MEMORY_FORMATS, ModelConfig, check_auxiliary_weights
+from alphazero.nn.config import MEMORY_FORMATS, ModelConfig, check_auxiliary_weights, require_training_precision
 from alphazero.train.config import TrainConfig
 from alphazero.validation import ConfigValueError, require, require_choice
 
@@ -153,7 +153,7 @@ class PretrainConfig:
 
     def __post_init__(self):
         require_choice("pretrain.value_target", self.value_target, VALUE_TARGETS)
-        require_choice("pretrain.precision", self.precision, ("auto", "fp32", "bf16"))
+        require_training_precision("pretrain.precision", self.precision, ("auto", "fp32", "bf16"))
         require_choice("pretrain.split", self.split, SPLIT_KINDS)
         require_choice("pretrain.best_metric", self.best_metric, tuple(BEST_METRICS))
         require_choice("pretrain.fixed_board_moves", self.fixed_board_moves, FIXED_BOARD_MOVES)

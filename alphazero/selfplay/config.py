@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from alphazero.nn.config import PRECISIONS
+from alphazero.nn.config import INFERENCE_PRECISIONS
 from alphazero.validation import ConfigValueError
 from alphazero.validation import require as _require
 from alphazero.validation import require_choice as _require_choice
@@ -65,7 +65,7 @@ class SelfPlayConfig:
         _require(self.concurrent_games >= 1, "selfplay.concurrent_games", self.concurrent_games, ">= 1")
         _require(self.games_per_iteration >= 1, "selfplay.games_per_iteration", self.games_per_iteration, ">= 1")
         _require(self.games_per_shard >= 1, "selfplay.games_per_shard", self.games_per_shard, ">= 1")
-        _require_choice("selfplay.precision", self.precision, PRECISIONS)
+        _require_choice("selfplay.precision", self.precision, INFERENCE_PRECISIONS)
         _require(self.threads_per_worker >= 1, "selfplay.threads_per_worker", self.threads_per_worker, ">= 1")
         _require(self.server_max_batch >= 1, "selfplay.server_max_batch", self.server_max_batch, ">= 1")
         _require(self.server_wait_ms >= 0, "selfplay.server_wait_ms", self.server_wait_ms, ">= 0")

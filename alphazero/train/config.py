@@ -3,7 +3,7 @@
 
 from dataclasses import dataclass, field
 
-from alphazero.nn.config import MEMORY_FORMATS, PRECISIONS
+from alphazero.nn.config import INFERENCE_PRECISIONS, MEMORY_FORMATS, require_training_precision
 from alphazero.validation import require, require_choice
 
 # Distinct positions after k plies from the start (transpositions merged): the most distinct
@@ -81,7 +81,7 @@ class TrainConfig:
         require_choice("train.optimizer", self.optimizer, ("sgd", "adamw"))
         require_choice("train.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
         require_choice("train.memory_format", self.memory_format, MEMORY_FORMATS)
-        require_choice("train.precision", self.precision, PRECISIONS)
+        require_training_precision("train.precision", self.precision)
         require(self.lr > 0, "train.lr", self.lr, "> 0")
         require(0 <= self.momentum < 1, "train.momentum", self.momentum, "in [0, 1)")
         require(self.weight_decay >= 0, "train.weight_decay", self.weight_decay, ">= 0")
@@ -138,7 +138,7 @@ class ArenaConfig:
     precision: str = "auto"
 
     def __post_init__(self):
-        require_choice("arena.precision", self.precision, PRECISIONS)
+        require_choice("arena.precision", self.precision, INFERENCE_PRECISIONS)
         require(self.every_steps >= 1, "arena.every_steps", self.every_steps, ">= 1")
         require(self.first_step >= 0, "arena.first_step", self.first_step, ">= 0 (0 = arena.every_steps)")
         require(self.pairs >= 1, "arena.pairs", self.pairs, ">= 1")

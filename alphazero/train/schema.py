@@ -14,9 +14,9 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 
 from alphazero.mcts.config import MCTSConfig
-from alphazero.nn.config import PRECISIONS, PRESET_NAMES, ModelConfig, check_auxiliary_weights, model_preset, require_board_only
+from alphazero.nn.config import PRESET_NAMES, require_training_precision, ModelConfig, check_auxiliary_weights, model_preset, require_board_only
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
-from alphazero.validation import require, require_choice
+from alphazero.validation import require
 from alphazero.train.config import ArenaConfig, EvalConfig, RunConfig, TrainConfig
 
 
@@ -32,13 +32,14 @@ class Config:
     ray: RayConfig = field(default_factory=RayConfig)
     # Arithmetic of every network call of the run (self-play, trainer, arena): auto, fp32 or bf16
     # (alphazero.nn.precision; docs/precision.md). conf/config.yaml hands it to selfplay.precision,
-    # train.precision and arena.precision, which can still be set one by one.
+    # train.precision and arena.precision, which can still be set one by one (the network calls
+    # also take int8, training does not).
     precision: str = "auto"
 
     def __post_init__(self):
         """Settings of different keys that contradict each other (each key's own range is checked by
         its group's dataclass)."""
-        require_choice("precision", self.precision, PRECISIONS)
+        require_training_precision("precision", self.precision)
         require_board_only(self.model, "self-play and MCTS")
         check_auxiliary_weights(self.model.score_head, self.model.ownership_head, self.train.score_weight, self.train.ownership_weight)
         if self.train.lr_schedule == "cosine":

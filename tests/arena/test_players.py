@@ -170,3 +170,17 @@ def test_an_arena_players_auto_precision_is_measured_at_the_batch_its_search_sen
     monkeypatch.setattr(factory, "build_evaluator", recording)
     make_player(f"mcts:checkpoint={path},{spec},device=cpu")
     assert asked == [probe_batch]
+
+
+def test_an_arena_player_runs_int8_when_its_spec_says_so_and_refuses_an_unknown_precision(tmp_path):
+    from alphazero.nn.checkpoint import build_network, save_checkpoint
+    from alphazero.nn.config import model_preset
+
+    torch.manual_seed(0)
+    path = save_checkpoint(tmp_path / "net.pt", build_network(model_preset("tiny")))
+    player = make_player(f"mcts:checkpoint={path},simulations=4,device=cpu,precision=int8")
+    assert player.evaluator.precision == "int8" and "precision=int8" in player.name
+    state = GameState.start()
+    assert state.is_legal(player.select_moves([state])[0])
+    with pytest.raises(ValueError, match="precision must be auto, fp32, bf16, fp16 \\(CUDA\\) or int8 \\(CPU\\), got 'int4'"):
+        make_player(f"mcts:checkpoint={path},simulations=4,device=cpu,precision=int4")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from alphazero.nn import precision as precisions
+from alphazero.nn import int8_inference, precision as precisions
 from alphazero.nn.config import model_preset
 from alphazero.nn.inference import NetworkEvaluator
 from alphazero.nn.model import AlphaZeroNet
@@ -111,10 +111,49 @@ def test_auto_measures_once_then_reads_the_cache(tmp_path, fp32_seconds, bf16_se
 def test_forced_precisions_never_measure_nor_touch_the_cache(tmp_path):
     cache = tmp_path / "precision.json"
     measure = Measure(0.01, 0.02)
-    for forced in ("fp32", "bf16"):
-        choice = precisions.choose(forced, CPU, measure, KEY, cache)
+    for forced in ("fp32", "bf16", "int8"):
+        choice = precisions.choose(forced, CPU, measure, KEY, cache, int8=True)
         assert (choice.precision, choice.how) == (forced, "forced")
     assert measure.calls == 0 and not cache.exists()
+
+
+def test_int8_is_chosen_only_when_it_measures_clearly_faster_than_the_other_verdict():
+    assert precisions.decide_int8(otherwise_seconds=0.010, int8_seconds=0.005)
+    assert not precisions.decide_int8(otherwise_seconds=0.0105, int8_seconds=0.0100)
+    assert precisions.decide_int8(otherwise_seconds=0.0100 * precisions.INT8_MIN_SPEEDUP, int8_seconds=0.0100)
+    with pytest.raises(ValueError, match="probe times must be positive"):
+        precisions.decide_int8(0.01, 0.0)
+
+
+@pytest.mark.parametrize(
+    "seconds, verdict, stored",
+    [
+        ((0.020, 0.010, 0.0095), "bf16", ("bf16", False)),  # int8 at 1.05x bf16's speed is not enough
+        ((0.020, 0.010, 0.005), "int8", ("bf16", True)),  # 2x bf16's: int8
+        ((0.010, 0.0099, 0.008), "int8", ("fp32", True)),  # bf16 not taken; int8 1.25x fp32's
+        ((0.010, 0.020, None), "fp32", ("fp32", False)),  # int8 failed to run: not a candidate
+    ],
+)
+def test_auto_weighs_int8_against_what_it_would_pick_otherwise(tmp_path, seconds, verdict, stored):
+    cache = tmp_path / "precision.json"
+    measure = Measure(*seconds[:2])
+    measure.result = seconds
+    choice = precisions.choose("auto", CPU, measure, KEY, cache, int8=True)
+    assert (choice.precision, choice.how, choice.int8_seconds) == (verdict, "measured", seconds[2])
+    entry = precisions.read_cache(cache)[KEY]
+    # "precision" stays the fp32/bf16 verdict: a checkout from before int8 reads that one.
+    assert (entry["precision"], entry["int8"]) == stored
+    assert precisions.choose("auto", CPU, measure, KEY, cache, int8=True).precision == verdict
+    # A caller that cannot run int8 (training, another network) reads the fp32/bf16 verdict.
+    assert precisions.choose("auto", CPU, measure, KEY, cache).precision == stored[0]
+    assert measure.calls == 1
+
+
+def test_int8_is_refused_for_training_and_off_the_cpu():
+    with pytest.raises(ValueError, match="precision 'int8' is for network calls only"):
+        precisions.choose("int8", CPU, Measure(1, 1), KEY)
+    with pytest.raises(ValueError, match="precision 'int8' runs on a CPU"):
+        precisions.choose("int8", torch.device("cuda"), Measure(1, 1), KEY, int8=True)
 
 
 def test_fp16_off_cuda_and_unknown_names_are_refused():
@@ -130,6 +169,7 @@ def test_fp16_off_cuda_and_unknown_names_are_refused():
         ("{not json", "is not JSON"),
         ('["a list"]', "has no 'verdicts' object"),
         ('{"verdicts": {"k": {"precision": "fp8"}}}', "entry 'k' has no precision fp32 or bf16"),
+        ('{"verdicts": {"k": {"precision": "fp32", "int8": "yes"}}}', "entry 'k' has an int8 verdict that is not true or false"),
         (b"\xff\xfe\x00garbage", "cannot be read"),
     ],
 )
@@ -179,24 +219,45 @@ def _evaluator_key(net, batch=32):
     return precisions.cache_key("inference", precisions.network_signature(net), batch, torch.get_num_threads())
 
 
-@pytest.mark.parametrize("verdict", ["fp32", "bf16"])
+@pytest.mark.parametrize("verdict", ["fp32", "bf16", "int8"])
 def test_the_evaluator_runs_in_the_cached_verdict(tmp_path, net, positions, verdict):
     cache = tmp_path / "precision.json"
-    cache.write_text(json.dumps({"verdicts": {_evaluator_key(net): {"precision": verdict, "fp32_seconds": 1, "bf16_seconds": 1}}}))
+    entry = {"precision": "fp32" if verdict == "int8" else verdict, "fp32_seconds": 1, "bf16_seconds": 1,
+             "int8_seconds": 0.5, "int8": verdict == "int8"}
+    cache.write_text(json.dumps({"verdicts": {_evaluator_key(net): entry}}))
     evaluator = NetworkEvaluator(net, device="cpu", precision="auto", probe_batch=64, precision_cache=cache)
     assert (evaluator.precision, evaluator.choice.how) == (verdict, "cached")
     dtype = torch.bfloat16 if verdict == "bf16" else torch.float32
     assert all(p.dtype == dtype for p in evaluator._model.parameters())
+    assert isinstance(evaluator._large_batch_model, int8_inference.Int8Forward) == (verdict == "int8")
     priors, values = evaluator(positions)
     assert priors.dtype == np.float32 and values.dtype == np.float32
+
+
+def test_an_entry_from_before_int8_is_measured_again_for_network_calls_but_serves_training(tmp_path, net):
+    """A verdict cached before int8 existed never timed it: a network call that could run int8
+    measures again (and keeps `precision` fp32/bf16 for a checkout from before int8 sharing the
+    cache); a training step, which cannot run int8, still reads it."""
+    cache = tmp_path / "precision.json"
+    old = {"precision": "bf16", "fp32_seconds": 1, "bf16_seconds": 1}
+    training_key = KEY.replace("inference", "training")
+    cache.write_text(json.dumps({"verdicts": {_evaluator_key(net): old, training_key: old}}))
+    evaluator = NetworkEvaluator(net, device="cpu", precision="auto", probe_batch=32, precision_cache=cache)
+    assert evaluator.choice.how == "measured" and evaluator.choice.int8_seconds > 0
+    entry = precisions.read_cache(cache)[_evaluator_key(net)]
+    assert entry["precision"] in ("fp32", "bf16") and isinstance(entry["int8"], bool) and entry["int8_seconds"] > 0
+    assert (evaluator.precision == "int8") == entry["int8"]
+    training = precisions.choose("auto", CPU, Measure(1, 1), training_key, cache)
+    assert (training.precision, training.how) == ("bf16", "cached")
 
 
 def test_the_evaluator_measures_at_the_callers_batch_and_caches_it(tmp_path, net):
     cache = tmp_path / "precision.json"
     evaluator = NetworkEvaluator(net, device="cpu", precision="auto", probe_batch=4, precision_cache=cache)
-    assert evaluator.choice.how == "measured" and evaluator.precision in ("fp32", "bf16")
+    assert evaluator.choice.how == "measured" and evaluator.precision in ("fp32", "bf16", "int8")
     entry = precisions.read_cache(cache)[_evaluator_key(net, batch=4)]
-    assert entry["precision"] == evaluator.precision and entry["fp32_seconds"] > 0 and entry["bf16_seconds"] > 0
+    assert entry["fp32_seconds"] > 0 and entry["bf16_seconds"] > 0 and entry["int8_seconds"] > 0
+    assert evaluator.precision == ("int8" if entry["int8"] else entry["precision"])
     assert NetworkEvaluator(net, device="cpu", probe_batch=4, precision_cache=cache).choice.how == "cached"
 
 

@@ -87,6 +87,14 @@ def test_bad_choice_lists_the_valid_ones():
     assert "sgd" in str(err.value) and "adamw" in str(err.value)
 
 
+def test_int8_runs_the_network_calls_of_a_run_but_never_its_training():
+    cfg = to_typed(_compose(["selfplay.precision=int8", "arena.precision=int8"]))
+    assert (cfg.selfplay.precision, cfg.arena.precision, cfg.train.precision) == ("int8", "int8", "auto")
+    for override in ("precision=int8", "train.precision=int8"):
+        with pytest.raises(ConfigValueError, match="got 'int8', which is for network calls only .*selfplay.precision=int8 and arena.precision=int8"):
+            to_typed(_compose([override]))
+
+
 def test_command_line_bad_override_exits_fast_with_clear_message(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "alphazero.train", "experiment=smoke", f"run.dir={tmp_path / 'run'}", "mcts.simulations=-3"],
