@@ -67,7 +67,7 @@ def _prepacked(weight: torch.Tensor, padding: list[int]) -> torch.Tensor:
         return weight
 
 
-class _Conv:
+class FusedConv:
     """A biased Conv2d's tensors and geometry, ready for the pointwise op (3x3 or 1x1, stride 1)."""
 
     def __init__(self, conv: nn.Conv2d):
@@ -93,18 +93,18 @@ class MkldnnForward:
     """Callable planes [N, C, 8, 8] -> (policy_logits [N, 65], value [N]), inference only."""
 
     def __init__(self, fused_net: nn.Module):
-        self.stem = _Conv(fused_net.stem)
+        self.stem = FusedConv(fused_net.stem)
         self.blocks = []
         for block in fused_net.blocks:
             if isinstance(block, GlobalPoolingBlock):
-                self.blocks.append(("pool", _Conv(block.conv1), _Conv(block.conv2), block.regular, block.pool_bias))
+                self.blocks.append(("pool", FusedConv(block.conv1), FusedConv(block.conv2), block.regular, block.pool_bias))
             elif isinstance(block, ResidualBlock):
-                self.blocks.append(("plain", _Conv(block.conv1), _Conv(block.conv2), None, None))
+                self.blocks.append(("plain", FusedConv(block.conv1), FusedConv(block.conv2), None, None))
             else:
                 raise TypeError(f"no mkldnn forward for block type {type(block).__name__}")
-        self.policy_conv = _Conv(fused_net.policy_conv)
+        self.policy_conv = FusedConv(fused_net.policy_conv)
         self.policy_fc = fused_net.policy_fc
-        self.value_conv = _Conv(fused_net.value_conv)
+        self.value_conv = FusedConv(fused_net.value_conv)
         self.value_fc1 = fused_net.value_fc1
         self.value_fc2 = fused_net.value_fc2
 

@@ -13,15 +13,17 @@ What is quantized, and why this way (post-training static quantization, no retra
 - Activations: unsigned 8-bit per tensor, zero point 0, since every quantized activation follows
   a ReLU: a block's input (the residual stream), its middle activation (the input of its second
   convolution) and the heads' input. Each tensor's scale is its largest value over a fixed set of
-  `CALIBRATION_POSITIONS` random positions, divided by 255 (`activation_ranges`); the input planes
-  are 0 or 1 and go in exactly.
+  `CALIBRATION_POSITIONS` random positions, divided by 255 (`activation_ranges`).
 - The residual stream stays float32: each block's second convolution adds its int8 product to the
   float32 stream in the kernel (oneDNN's sum post-op) and only the next convolution's input is
   quantized. Quantizing the stream too (uint8 in, uint8 out) let rounding errors accumulate over the
   blocks: the medium network then named the float32 network's best move on 96.8% of 20,000 WTHOR
   2018 positions, against 99.0% this way (bf16: 99.6%).
-- Global pooling's mean, max and bias, and the heads' fully connected layers, run in float32: they
-  are a small share of the work.
+- The stem (4 input planes) runs in float32 (oneDNN's fused kernel, `cpu_inference.FusedConv`):
+  its int8 weights alone cost more than all the blocks' together (the small network with only the
+  stem's weights rounded to int8 named float32's best move on 99.05% of 20,000 WTHOR 2018
+  positions, with any one block's 99.6-99.7%), for a twelfth of a block's work. Global pooling's
+  mean, max and bias, and the heads' fully connected layers, run in float32 too.
 
 Calibrating on random positions rather than expert games is deliberate: their activations range
 wider, so fewer real activations are clipped (calibrated on 2,048 WTHOR 2017 positions the same
@@ -44,6 +46,7 @@ from numba import njit
 from torch import nn
 from torch.nn import functional as F
 
+from alphazero.nn import cpu_inference
 from alphazero.nn.encoding import encode_positions_and_mask
 from alphazero.nn.model import GlobalPoolingBlock, ResidualBlock
 from alphazero.othello.playout import random_positions
@@ -60,9 +63,10 @@ _CHANNELS_LAST = torch.channels_last
 
 
 def available() -> bool:
-    """True where this torch build has oneDNN's quantized convolution ops (x86 builds do)."""
+    """True where this torch build has oneDNN's quantized convolution ops and its float32 fused
+    one (the stem's) (x86 builds do)."""
     try:
-        return bool(torch.backends.mkldnn.is_available() and hasattr(torch.ops.onednn, "qconv2d_pointwise")
+        return bool(cpu_inference.available() and hasattr(torch.ops.onednn, "qconv2d_pointwise")
                     and hasattr(torch.ops.onednn, "qconv_prepack"))
     except (AttributeError, RuntimeError):
         return False
@@ -169,8 +173,8 @@ class _QuantizedConv:
 
 
 class Int8Forward:
-    """Callable planes [N, C, 8, 8] (0/1 values, any dtype) -> (policy_logits [N, 65], value [N]),
-    inference only. `ranges`: `activation_ranges(fused_net)`."""
+    """Callable planes float32 [N, C, 8, 8] -> (policy_logits [N, 65], value [N]), inference
+    only. `ranges`: `activation_ranges(fused_net)`."""
 
     def __init__(self, fused_net: nn.Module, ranges: dict[str, float]):
         if not supports(fused_net):
@@ -179,7 +183,7 @@ class Int8Forward:
         def scale(name: str) -> float:
             return max(ranges[name], 1e-6) / 255.0
 
-        self.stem = _QuantizedConv(fused_net.stem, 1.0)
+        self.stem = cpu_inference.FusedConv(fused_net.stem)
         self.blocks = []
         for index, block in enumerate(fused_net.blocks):
             stream, middle = scale(f"block{index}.input"), scale(f"block{index}.middle")
@@ -195,7 +199,7 @@ class Int8Forward:
         self.value_fc2 = fused_net.value_fc2.float()
 
     def __call__(self, planes: torch.Tensor):
-        x = self.stem(planes.to(torch.uint8).contiguous(memory_format=_CHANNELS_LAST))
+        x = self.stem(planes.float().contiguous(memory_format=_CHANNELS_LAST))
         for stream_scale, conv1, conv2, middle_scale, regular_channels, pool_bias in self.blocks:
             q = quantize(x, stream_scale)
             if regular_channels is None:
