@@ -6,7 +6,7 @@ search settings on the wrong device by building its own (the gate once did: MCTS
 defaults on the CPU while the run searched otherwise on a GPU).
 
 - `build_evaluator(network, device, threads, precision)`: the network (a module or a checkpoint
-  path) behind the Evaluator protocol on `device`, in float32 or bf16 (`alphazero.nn.precision`).
+  path) behind the Evaluator protocol on `device`, in float32, bf16 or int8 (`alphazero.nn.precision`).
 - `build_search(mcts, evaluator, num_games, seed)`: self-play's BatchedSearch, the run's settings
   as they are (root noise, temperature schedule, tree reuse).
 - `play_config(mcts, simulations)`: the same settings for playing to win: no root noise,
@@ -30,7 +30,7 @@ def build_evaluator(network, device="auto", threads: int | None = None, precisio
                     probe_batch: int | None = None, precision_cache=None):
     """A NetworkEvaluator on `device` for `network`: an AlphaZeroNet, or a checkpoint path
     (loaded weights-only). `threads`: torch CPU threads (process-wide), None keeps torch's.
-    `precision`: auto, fp32, bf16 (or fp16 on CUDA); with auto on a CPU, `probe_batch` is the
+    `precision`: auto, fp32, bf16, fp16 (CUDA) or int8 (a CPU); with auto on a CPU, `probe_batch` is the
     batch size the caller mostly sends (None: the probe's cap) and `precision_cache` the verdict
     cache file (None: the user's; a run passes the one in its run directory)."""
     from alphazero.nn.inference import NetworkEvaluator

@@ -174,7 +174,8 @@ class _QuantizedConv:
 
 class Int8Forward:
     """Callable planes float32 [N, C, 8, 8] -> (policy_logits [N, 65], value [N]), inference
-    only. `ranges`: `activation_ranges(fused_net)`."""
+    only. `fused_net`: a float32 `fuse_for_inference` copy (its stem and linear layers are used as
+    they are); `ranges`: `activation_ranges(fused_net)`."""
 
     def __init__(self, fused_net: nn.Module, ranges: dict[str, float]):
         if not supports(fused_net):
@@ -194,9 +195,7 @@ class Int8Forward:
         self.heads_scale = scale("heads")
         self.policy_conv = _QuantizedConv(fused_net.policy_conv, self.heads_scale)
         self.value_conv = _QuantizedConv(fused_net.value_conv, self.heads_scale)
-        self.policy_fc = fused_net.policy_fc.float()
-        self.value_fc1 = fused_net.value_fc1.float()
-        self.value_fc2 = fused_net.value_fc2.float()
+        self.policy_fc, self.value_fc1, self.value_fc2 = fused_net.policy_fc, fused_net.value_fc1, fused_net.value_fc2
 
     def __call__(self, planes: torch.Tensor):
         x = self.stem(planes.float().contiguous(memory_format=_CHANNELS_LAST))

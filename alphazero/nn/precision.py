@@ -58,8 +58,9 @@ log = logging.getLogger(__name__)
 BF16_MIN_SPEEDUP = 1.05
 # int8 is chosen only where it measured at least this many times the speed of the precision auto
 # would pick otherwise: it strays further from float32 than bf16 does (the medium network names
-# float32's best move on 99.0% of WTHOR 2018 positions in int8, 99.6% in bf16; docs/benchmarks.md,
-# "int8 inference on a CPU"), so a gain within the probe's noise does not buy it.
+# float32's best move, up to symmetry, on 99.1% of 20,000 WTHOR 2018 positions in int8, 99.6% in
+# bf16; docs/benchmarks.md, "int8 inference on a CPU"), so a gain within the probe's noise does not
+# buy it.
 INT8_MIN_SPEEDUP = 1.10
 # Probe batch caps. The bf16/fp32 ratio was flat from batch 32 up (evaluator: small 1.6-2.0x,
 # medium 1.75-1.9x at 32-1,024 on the AVX-512 BF16 machine), and a medium network's float32 call
@@ -104,8 +105,8 @@ def cpu_model() -> str:
 
 @functools.cache
 def cpu_flags() -> tuple[str, ...]:
-    """The bf16-relevant instruction set flags this CPU reports (empty where unknown)."""
-    wanted = ("amx_bf16", "amx_tile", "avx512_bf16", "avx512f", "avx2")
+    """The bf16- and int8-relevant instruction set flags this CPU reports (empty where unknown)."""
+    wanted = ("amx_bf16", "amx_int8", "amx_tile", "avx512_bf16", "avx512_vnni", "avx_vnni", "avx512f", "avx2")
     try:
         with open("/proc/cpuinfo") as handle:
             for line in handle:

@@ -33,6 +33,10 @@ declare -A SWITCHES=(
   # issue 35: the auto row plus KataGo's auxiliary score and ownership targets (weights: the
   # comment on TrainConfig.score_weight in alphazero/train/config.py)
   [aux]="mcts.root_policy=gumbel precision=auto model.score_head=true model.ownership_head=true train.score_weight=0.1 train.ownership_weight=0.5"
+  # 2026-12-01: the auto row with the network calls forced to bf16 or to int8 (auto picks int8 on
+  # the avx512 EPYC since int8 inference landed; experiments/int8-cpu/learn.sh)
+  [bf16]="mcts.root_policy=gumbel precision=auto selfplay.precision=bf16 arena.precision=bf16"
+  [int8]="mcts.root_policy=gumbel precision=auto selfplay.precision=int8 arena.precision=int8"
   [best]="${ABLATION_BEST:-mcts.root_policy=gumbel mcts.simulations=128 selfplay.playout_cap_fraction=0.25 selfplay.playout_cap_small=32}"
 )
 mkdir -p "$RUNS"
