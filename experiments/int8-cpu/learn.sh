@@ -10,9 +10,9 @@
 set -u
 cd "$(dirname "$0")/../.."
 export ABLATION_RUNS=${ABLATION_RUNS:-/work/runs/int8-learn}
-export ABLATION_OUT=experiments/int8-cpu/learn
+export ABLATION_OUT=${ABLATION_OUT:-experiments/int8-cpu/learn}
 mkdir -p "$ABLATION_OUT"
 taskset -c 0 bash experiments/ablation/run.sh bf16 > "$ABLATION_OUT/bf16.out" 2>&1 &
 taskset -c 1 bash experiments/ablation/run.sh int8 > "$ABLATION_OUT/int8.out" 2>&1 &
 wait
-python experiments/aux-targets/paired.py experiments/int8-cpu/learn/bf16 experiments/int8-cpu/learn/int8
+python experiments/aux-targets/paired.py "$ABLATION_OUT/bf16" "$ABLATION_OUT/int8"
