@@ -9,8 +9,8 @@ first call is `FIRST_TIMED_CHUNK` simulations, the measurement. The budget is th
 bound up to that estimate's error (and the first call's length), never a target it overshoots by
 design, and it is used to within about one simulation: a whole chunk of 32 is a few milliseconds
 for the small network but 0.15-0.3 s for the medium one on one core, so waiting for a whole
-chunk to fit left up to 40% of a half-second budget unused (docs/benchmarks.md, "A search by
-time uses all of its time").
+chunk to fit left up to 40% of a half-second budget unused (experiments/timed-chunks/README.md, "A
+search by time uses all of its time").
 
 A search that plays (not an analysis: `MCTSConfig.search_solved_roots` false) first probes a root
 beyond the endgame solver's reach (up to MAX_ENDGAME_SOLVE_EMPTIES): a win/loss/draw solve limited
@@ -21,7 +21,7 @@ or a probe that gives up is searched in the time left (what the probe proved sta
 solver's table for the next move). A win/loss/draw proof costs a tenth of an exact solve or
 less, so at a second a move on one core most won or drawn roots at 20-24 empties were proven in
 its quarter second, and answered at once, where the search alone solves exactly from 18
-(docs/benchmarks.md, "A search by time proves wins from further out").
+(docs/benchmarks.md, "Endgame solver"; experiments/timed-probe).
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ from alphazero.mcts.config import MCTSConfig
 TIME_CHUNK = 32
 # Leaves a search by time evaluates per network call (virtual loss) unless told otherwise: at equal
 # time a move, the extra simulations of batched network calls outweigh what each loses (4 leaves
-# against 1, the default network at 0.5 s a move: docs/benchmarks.md, "Batched leaves at equal
-# time"). A search by simulations stays the exact sequential one (1), which is better per simulation.
+# against 1, the default network at 0.5 s a move: docs/benchmarks.md, "Front-ends";
+# experiments/timed-leaves). A search by simulations stays the exact sequential one (1), which is
+# better per simulation.
 TIMED_LEAVES_PER_STEP = 4
 # A search by time's first call: short, so that even a slow network measures its speed without
 # overrunning a short budget (8 simulations of the medium network: about 0.05 s on one core).

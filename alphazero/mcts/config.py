@@ -8,25 +8,25 @@ from dataclasses import dataclass
 
 # Solving from more empties than this takes seconds to minutes per position in numba.
 MAX_ENDGAME_SOLVE_EMPTIES = 24
-# Chosen by measurement (docs/benchmarks.md, "Endgame solver: fewer nodes"): roots solved exactly
-# from 18 empties, opened nodes (win/loss/draw) from 17, with a solved root not searched
-# (search_solved_roots false), cost a move of the small network at 100 simulations on a 2-core CPU
-# no more than the search and solver before issue 36 at their default of 16 did (three runs: 0.769,
-# 0.747 and 0.759 of the solver-off time against 0.779, 0.761 and 0.761); 19/17 cost about as much
-# as 16 did (0.776, 0.767, 0.777), 20/17 more (0.803, 0.816), and 18 with opened nodes at 18
-# doubled the slowest move.
+# Chosen by measurement (docs/benchmarks.md, "Endgame solver"; experiments/endgame-solver-36): roots
+# solved exactly from 18 empties, opened nodes (win/loss/draw) from 17, with a solved root not
+# searched (search_solved_roots false), cost a move of the small network at 100 simulations on a
+# 2-core CPU no more than the search and solver before issue 36 at their default of 16 did (three
+# runs: 0.769, 0.747 and 0.759 of the solver-off time against 0.779, 0.761 and 0.761); 19/17 cost
+# about as much as 16 did (0.776, 0.767, 0.777), 20/17 more (0.803, 0.816), and 18 with opened nodes
+# at 18 doubled the slowest move.
 # Opened nodes at 18 empties solved at their third visit instead (endgame_revisit_empties 18 with
 # endgame_revisit_visits 3, the cheapest way measured to solve them) cost a move 0.8% more than the
 # search before issue 36 on average over nine runs (-0.6% to +2.8%; 18/17 -0.4%) and made the
 # slowest move 2-3x as long, for no measured strength (0.513 against 18/17 over 200 games), so no
-# revisit band is the default (docs/benchmarks.md, "Solving at a later visit").
+# revisit band is the default (experiments/endgame-solver-36, "Solving at a later visit").
 DEFAULT_ENDGAME_SOLVE_EMPTIES = 18
 DEFAULT_ENDGAME_WLD_EMPTIES = 17
 DEFAULT_ENDGAME_REVISIT_EMPTIES = 0
 DEFAULT_ENDGAME_REVISIT_VISITS = 3
 # A search by time spends up to this share of a move's time trying to prove a root beyond the
-# solver's reach won or drawn (see `endgame_timed_probe_share`; docs/benchmarks.md, "A search by
-# time proves wins from further out").
+# solver's reach won or drawn (see `endgame_timed_probe_share`; docs/benchmarks.md, "Endgame
+# solver").
 DEFAULT_ENDGAME_TIMED_PROBE_SHARE = 0.25
 ROOT_POLICIES = ("puct", "gumbel")
 
@@ -49,7 +49,7 @@ class MCTSConfig:
         moves one move gets 52% of the noise on average, two 75%; at 1.25 32% and 52%) because it
         explores more where it was measured: self-play from the warm start at 128 simulations
         reached 48 / 110 / 116 distinct 4- / 8- / 10-ply openings at 0.3 and 36 / 104 / 113 at
-        1.25 (docs/benchmarks.md, "simulations/s counted reused visits"). Strength not compared.
+        1.25 (docs/benchmarks.md, "MCTS"). Strength not compared.
       noise_fraction: weight of the noise in the root priors when `search(add_noise=True)`.
       temperature: the chosen move is sampled proportionally to visits ** (1 / temperature) while
         `ply < temperature_plies`; afterwards (or with temperature 0) the most visited move is played.
@@ -90,7 +90,7 @@ class MCTSConfig:
         halving's winner; the policy target stays the improved policy. The winner is itself about
         a draw from the improved policy, which a sharp policy and a confident value make nearly
         deterministic: from checkpoints/warmstart.pt at 128 simulations, 29 distinct 10-ply
-        openings in 128 self-play games against 116 with the PUCT root (docs/benchmarks.md).
+        openings in 128 self-play games against 116 with the PUCT root (docs/benchmarks.md, "MCTS").
         0 (off) plays the winner from the first move, as the paper does. Ignored with root_policy
         "puct"; no effect with temperature 0.
       gumbel_considered_actions: m, the most root actions sequential halving considers (the top m by
@@ -118,9 +118,9 @@ class MCTSConfig:
         when a walk comes back to them, at their `endgame_revisit_visits`-th visit (0: none).
         Most opened nodes are the tree's frontier and never visited again, so the solves of this
         band shrink to the nodes the search returns to, each at the price of one network
-        evaluation; the solves nearest the reach are the dearest, so that is where the trade
-        pays (docs/benchmarks.md, "Solving at a later visit"). Default 0: at 18 empties, even at
-        the third visit, it cost a one-game move 0.8% more on average and doubled the slowest.
+        evaluation; the solves nearest the reach are the dearest, so that is where the trade pays
+        (experiments/endgame-solver-36, "Solving at a later visit"). Default 0: at 18 empties, even
+        at the third visit, it cost a one-game move 0.8% more on average and doubled the slowest.
       endgame_revisit_visits: the visit at which a revisit-band node is solved (>= 2; default
         3, which measured cheaper than 2 in play: 18/17 with 18 at the third visit cost a move
         what 18/17 with 18 at the fourth did, and 1-2 points less than at the second). At the
@@ -141,7 +141,7 @@ class MCTSConfig:
         value the result's sign, its simulations 0. True: its simulations are still run (their
         visits are its policy target and the candidates an analysis lists), as before 2026-11-27.
         Skipping is what lets a preset solve roots further out at no extra cost: the solve
-        replaces the simulations instead of adding to them (docs/benchmarks.md, issue 36).
+        replaces the simulations instead of adding to them (docs/benchmarks.md, "Endgame solver").
       endgame_timed_probe_share: a search by time that plays (`seconds` per move: play, GTP clocks,
         NBoard's go, the arena's `seconds=` players; alphazero.engine.timed) first tries to prove a
         root beyond `endgame_solve_empties` (up to MAX_ENDGAME_SOLVE_EMPTIES) won or drawn with a

@@ -8,11 +8,11 @@ add passes over the activations and keeps every activation in oneDNN's channels-
 
 The convolution weights are reordered once, when the forward is built, into oneDNN's blocked
 layout (`torch.ops.mkldnn._reorder_convolution_weight`, TorchInductor's weight prepacking), so no
-call reorders them again. Without that, every call paid the reorder, which dominated small
-batches: on the 2-core CI machine (Zen 4, avx512_bf16; 1 thread, CPU time; docs/benchmarks.md,
-"Prepacked oneDNN weights") prepacking took the medium network's call at batch 1 from 1.2-1.5x
-the eager model's time to 0.77-0.92x (both precisions), and 1-6% off calls at batch 64.
-A packed weight does not depend on the batch it is later called with.
+call reorders them again. Without that, every call paid the reorder, which dominated small batches:
+on the 2-core CI machine (Zen 4, avx512_bf16; 1 thread, CPU time;
+experiments/prepacked-onednn/README.md) prepacking took the medium network's call at batch 1 from
+1.2-1.5x the eager model's time to 0.77-0.92x (both precisions), and 1-6% off calls at batch 64. A
+packed weight does not depend on the batch it is later called with.
 
 Measured before prepacking (4x32, 4x48 and 6x64 towers, 1 thread, the machine shared with other
 jobs): 8-45% more positions per second than the fused channels-last eager model at batches >= 32,

@@ -98,8 +98,8 @@ def resolve_device(name: str | torch.device = "auto") -> torch.device:
 
 
 # Smallest CUDA batch run in channels-last layout. Measured on an H100, medium network, bf16
-# (docs/benchmarks.md, 2026-11-26): NCHW wins at 1,024 (375k vs 349k evals/s), channels-last at
-# 4,096 (676k vs 485k); 2,048 lies between the two and was not measured.
+# (docs/benchmarks.md, "Network and precision", 2026-11-26): NCHW wins at 1,024 (375k vs 349k
+# evals/s), channels-last at 4,096 (676k vs 485k); 2,048 lies between the two and was not measured.
 CUDA_CHANNELS_LAST_MIN_BATCH = 2048
 
 
@@ -193,8 +193,8 @@ class NetworkEvaluator:
 
         Why measure: with prepacked weights oneDNN's kernels beat the eager model at batch 1-16
         for the medium network in both precisions on the avx512 CI machine, but not for the small
-        one in float32 at batch 1 (docs/benchmarks.md, "Prepacked oneDNN weights"); other CPUs
-        differ."""
+        one in float32 at batch 1 (experiments/prepacked-onednn/README.md, "Prepacked oneDNN
+        weights"); other CPUs differ."""
         batch = min(probe_batch, precisions.PROBE_BATCH_CAP)
         if (self.device.type != "cpu" or batch >= cpu_inference.MIN_BATCH
                 or not isinstance(self._large_batch_model, cpu_inference.MkldnnForward)):

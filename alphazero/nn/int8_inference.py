@@ -4,7 +4,7 @@ Why: on the 2-core AMD EPYC Zen 4 (avx512_vnni, avx512_bf16, no AMX) one 96->96 
 of the medium network at batch 64 took 1.44 ms in int8 against 2.96 ms in bf16 and 6.03 ms in
 float32 (one thread, oneDNN's prepacked kernels each; at batch 4 0.12 ms against 0.21 ms and
 0.36 ms): int8 multiplies four values per lane where bf16 multiplies two. The whole network gains less than its convolutions (docs/benchmarks.md,
-"int8 inference on a CPU"), and whether it gains at all depends on the CPU and the batch, so
+"Network and precision"), and whether it gains at all depends on the CPU and the batch, so
 `precision: auto` measures it beside fp32 and bf16 (alphazero.nn.precision).
 
 What is quantized, and why this way (post-training static quantization, no retraining):

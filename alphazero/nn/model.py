@@ -170,11 +170,11 @@ def training_memory_format(name: str, device: torch.device) -> torch.memory_form
     """The layout of a training network's weights and input planes for `name` in MEMORY_FORMATS.
 
     "auto" is channels-last on CPU, where the small network's trainer step ran 1.06-1.17x faster in
-    it (2-core machine, batch 256, 2026-11-26; docs/benchmarks.md), and NCHW elsewhere: on an H100
-    channels-last made the medium network's inference 1.4x faster at 4,096+ positions but 0.93x
-    at 1,024, and training there has not been measured in it yet (experiments/gpu-next/train_layout.py
-    is the measurement). The layout changes speed only: the same function is computed (up to
-    float rounding), and checkpoints load into either.
+    it (2-core machine, batch 256, 2026-11-26; docs/benchmarks.md, "Network and precision"), and
+    NCHW elsewhere: on an H100 channels-last made the medium network's inference 1.4x faster at
+    4,096+ positions but 0.93x at 1,024, and training there has not been measured in it yet
+    (experiments/gpu-next/train_layout.py is the measurement). The layout changes speed only: the
+    same function is computed (up to float rounding), and checkpoints load into either.
     """
     if name not in MEMORY_FORMATS:
         raise ValueError(f"unknown memory format {name!r}; expected one of {', '.join(MEMORY_FORMATS)}")

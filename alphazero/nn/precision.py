@@ -59,7 +59,7 @@ BF16_MIN_SPEEDUP = 1.05
 # int8 is chosen only where it measured at least this many times the speed of the precision auto
 # would pick otherwise: it strays further from float32 than bf16 does (the medium network names
 # float32's best move, up to symmetry, on 99.1% of 20,000 WTHOR 2018 positions in int8, 99.6% in
-# bf16; docs/benchmarks.md, "int8 inference on a CPU"), so a gain within the probe's noise does not
+# bf16; docs/benchmarks.md, "Network and precision"), so a gain within the probe's noise does not
 # buy it.
 INT8_MIN_SPEEDUP = 1.10
 # Probe batch caps. The bf16/fp32 ratio was flat from batch 32 up (evaluator: small 1.6-2.0x,

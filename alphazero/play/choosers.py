@@ -442,8 +442,8 @@ class SearchSettings:
         more (measured with the small net: 0.8 ms per batch-1 call on 1 thread, 110 ms on 2
         threads while other processes kept both cores busy).
     leaves_per_step: leaves evaluated per network call (virtual loss). None (the default): 4
-        when searching by time (`seconds`, GTP clocks), where the extra simulations of batched
-        calls outweigh what each loses (docs/benchmarks.md, "Batched leaves at equal time"), and
+        when searching by time (`seconds`, GTP clocks), where the extra simulations of batched calls
+        outweigh what each loses (docs/benchmarks.md, "Front-ends"; experiments/timed-leaves), and
         1, the exact sequential search, by simulations; 8 searched 2.4x more simulations per
         second on a 2-core CPU with the small net, at some cost in quality per simulation.
     precision: the network's arithmetic, auto (measured at batch leaves_per_step on this CPU,

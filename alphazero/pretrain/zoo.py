@@ -22,8 +22,9 @@ Steps, top to bottom:
      advance rather than the best validation point) to `DIR/<split>/<model>.pt`, score it with
      `bench accuracy` on its split's test set, time it with `bench network` (GPU and one CPU
      core), and drop the run's large checkpoints (latest.pt holds optimizer state);
-  4. write `DIR/summary.json` and `DIR/summary.md` (the comparison table of docs/benchmarks.md),
-     naming any run that failed or fell short of the shared budget.
+  4. write `DIR/summary.json` and `DIR/summary.md` (the comparison table of
+     experiments/warmstart-zoo/README.md), naming any run that failed or fell short of the shared
+     budget.
 
 Outputs stay small: the networks (~0.2-7 MB each), the run directories' logs, configs and
 TensorBoard files, and the summaries. Everything is also written as it finishes, so a command cut

@@ -28,7 +28,7 @@ from alphazero.solver.solver import Solver
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
 # FForum's positions with 20-26 empties take up to about 15 s each on a 2-core laptop CPU
-# (docs/benchmarks.md, "Endgame solver: fewer nodes"); from here on a solve may take far longer.
+# (experiments/endgame-solver-36/README.md); from here on a solve may take far longer.
 LONG_SOLVE_EMPTIES = 28
 
 

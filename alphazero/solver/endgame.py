@@ -624,7 +624,8 @@ def _order_eval(player, opponent, divisor, weights):
     pattern evaluation (`patterns.pattern_eval`, 1/16 of a disc) divided by `divisor`.
     PATTERN_DIVISOR = 16 weighs a disc a quarter of what `_mobility_eval` gives one reply: the
     key's own mobility term stays first, the evaluation breaks its ties and near-ties (measured
-    against 4, 8, 12, 24, 32, 64: docs/benchmarks.md, "A pattern evaluation for the ordering")."""
+    against 4, 8, 12, 24, 32, 64: experiments/endgame-solver-36/README.md, "A pattern evaluation for
+    the ordering")."""
     if divisor > 0:
         return pattern_eval(player, opponent, weights) // divisor
     return _mobility_eval(player, opponent)

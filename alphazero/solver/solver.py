@@ -41,9 +41,9 @@ RATE_DECAY = 0.9
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """The solver's techniques, each a switch (docs/benchmarks.md, "Endgame solver: fewer nodes",
-    measures each alone). Empties thresholds: the technique runs at nodes with at least that many
-    empty squares; 0 turns it off.
+    """The solver's techniques, each a switch (experiments/endgame-solver-36/README.md, "What each
+    technique buys", measures each alone). Empties thresholds: the technique runs at nodes with at
+    least that many empty squares; 0 turns it off.
 
     shallow_empties: positions with at most this many empties are searched without the table or
       move sorting (parity order only).

@@ -1,6 +1,6 @@
 """Training cost of KataGo's auxiliary heads: trainer samples/s of a network with and without the
-score and ownership heads, side by side in one process (docs/benchmarks.md, "Auxiliary heads:
-training cost").
+score and ownership heads, side by side in one process (experiments/aux-heads-cost/README.md,
+"Auxiliary heads: training cost").
 
     python experiments/aux-heads-cost/measure.py [--model small] [--rounds 10] [--steps 5] [--precision fp32]
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The cost of the auxiliary targets in supervised pretraining (docs/benchmarks.md, section
-# "Auxiliary targets in pretraining: cost"). Run from the repository root with the venv active:
+# The cost of the auxiliary targets in supervised pretraining
+# (experiments/auxiliary-pretraining-cost/README.md, "Auxiliary targets in pretraining: cost"). Run
+# from the repository root with the venv active:
 #   bash experiments/auxiliary-pretraining-cost/run.sh BEFORE_CHECKOUT OUT_DIR
 # BEFORE_CHECKOUT: a checkout of the code before the targets (e.g. main at 8f66c6b).
 set -euo pipefail

@@ -3,9 +3,9 @@
 # shape (256 games x 200 simulations x 4 leaves, whole games), the medium network on the GPU, each
 # threshold setting in its own process, the settings taking turns (A B C A B C ...). Each line has
 # the game batch's wall seconds, the tree + solver CPU share and the network's evaluations (calls x
-# leaves per call): the 12-worker pipeline is GPU-bound (docs/benchmarks.md), so a setting that cuts
-# the network's evaluations pays there as long as its tree CPU per game stays within what the
-# workers' cores give.
+# leaves per call): the 12-worker pipeline is GPU-bound (experiments/gpu-2026-11-26-h100/README.md),
+# so a setting that cuts the network's evaluations pays there as long as its tree CPU per game stays
+# within what the workers' cores give.
 #
 # The call (after a self-play call on the same warm machine, or alone):
 #   run(command="bash experiments/endgame-solver-36/gpu_cost.sh", carry=[".whl"], timeout_s=...)

@@ -7,8 +7,8 @@ with its own table cleared before every position (so no set inherits another's w
 The first argument is an empties count (the first 60 WTH_2018 games reaching it, win/loss/draw
 solves: 2018 is the year the pattern fit holds out) or `ff` (FForum #20-#39, exact). The others
 are SearchOptions fields as Python dict literals; ratios are against the first set. Used to choose
-the pattern evaluation's weight in the ordering key and its threshold (docs/benchmarks.md, "A
-pattern evaluation for the ordering"); the divisor sweep ran with `endgame.PATTERN_DIVISOR` as a
+the pattern evaluation's weight in the ordering key and its threshold (experiments/endgame-solver-36/README.md,
+"A pattern evaluation for the ordering"); the divisor sweep ran with `endgame.PATTERN_DIVISOR` as a
 parameter, before it became a constant.
 """
 import json

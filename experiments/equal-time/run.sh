@@ -1,5 +1,5 @@
 #!/bin/bash
-# The equal-time table of docs/benchmarks.md ("What each shipped network buys per second"): every
+# The equal-time tables of experiments/equal-time/README.md ("What each shipped network buys per second"): every
 # shipped network searching SECONDS a move (arena `seconds=`: each position alone on one torch
 # thread, a fresh tree each move) against the others and GRhino level 5, PAIRS paired random
 # 4-ply openings (seed 0) per pairing. Two shards (one process per core) share the games log;
@@ -24,7 +24,7 @@ for net in $nets; do
   players+=("mcts:checkpoint=checkpoints/$net.pt,seconds=$seconds,threads=1,name=$net-${seconds}s")
 done
 # The fixed field the networks also meet. GRhino level 5 takes 2-5 minutes of a core per game
-# (docs/benchmarks.md, "GRhino level 5 with the solver"): FIELD="" leaves it out.
+# (experiments/ladders/README.md, "GRhino level 5 with the solver"): FIELD="" leaves it out.
 field=${FIELD-grhino5}
 # With a field, the networks play everyone and the field does not play itself (--gauntlet);
 # without one, a plain round robin of the networks.

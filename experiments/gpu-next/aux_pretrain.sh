@@ -3,7 +3,7 @@
 # KataGo's auxiliary targets do to the medium warm start's WTHOR accuracy and value error. Two
 # pretraining runs of `model=medium` from scratch on WTHOR 1977-2017, side by side on the one GPU,
 # the same schedule and seed, one without the heads and one with both (score 0.1, ownership 0.5,
-# the recommended weights): warmstart-medium.pt's recipe (docs/benchmarks.md, "H200 runs of
+# the recommended weights): warmstart-medium.pt's recipe (experiments/gpu-2026-11-26/README.md, "H200 runs of
 # 2026-11-26") cut to 2,400 steps of 4,096 (9.8M samples, 1.35 epochs) so both fit one call.
 # Each validates on the same fixed 20,000 positions of 2018 every 800 steps, so the arms compare
 # step for step even if the time cap stops one earlier (the heads cost a little compute).
@@ -14,7 +14,7 @@
 # Comes back under $OUT: both networks (weights only, plain.pt and aux.pt), both logs, the
 # validation lines side by side (validation.txt).
 # Back here: `python -m alphazero.bench accuracy --checkpoint $FILES/plain.pt --years 2018` (and
-# aux.pt) for the whole of 2018, and the lines into docs/benchmarks.md ("Auxiliary targets").
+# aux.pt) for the whole of 2018, and the lines into docs/benchmarks.md ("Warm start and pretraining").
 # DRY=1 OUT=/tmp/x runs it on CPU with tiny budgets (to check the script, not to measure).
 source "$(dirname "$0")/common.sh"
 if [ "${DRY:-0}" != 1 ]; then

@@ -2,7 +2,7 @@
 # A stronger small warm start on a lent GPU machine, one command of about 9 minutes: distil
 # checkpoints/warmstart-medium.pt further into the small preset's network on the GPU
 # (pretrain.teacher; ~36M samples at batch 4,096), starting from checkpoints/warmstart-small.pt
-# (58.50% top-1 on WTHOR 2018 since 2026-11-26, itself distilled on the CPU: docs/benchmarks.md).
+# (58.50% top-1 on WTHOR 2018 since 2026-11-26, itself distilled on the CPU: experiments/warm-starts/README.md).
 # Issue 18's 58% is met without it; this is the next step, ten times the CPU's samples.
 # Needs (carry): .whl (hydra-core, omegaconf, antlr4 wheels for py3.12) and .device (wthor/).
 # The call: run(command="bash experiments/gpu-next/gpu.sh", carry=[".whl", ".device"], timeout_s=600).

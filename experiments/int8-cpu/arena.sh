@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # int8 against bf16 with the same network and the same simulations: what int8's rounding costs in
-# play (docs/benchmarks.md, "int8 inference on a CPU"). Two shards, one pinned to each core, both
+# play (experiments/int8-cpu/README.md, "int8 inference on a CPU"). Two shards, one pinned to each core, both
 # writing the same games log (the arena resumes from it: the same command finishes a match).
 #   experiments/int8-cpu/arena.sh NETWORK SIMS OUTDIR [CODE]
 # CODE: a checkout to run (default: this one), so later edits cannot reach a running match.

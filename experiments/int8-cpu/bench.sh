@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The speed figures of docs/benchmarks.md, "int8 inference on a CPU", one after the other on a
+# The speed figures of experiments/int8-cpu/README.md, "int8 inference on a CPU", one after the other on a
 # quiet machine (every JSON line carries its load average): the evaluator alone for both shipped
 # network sizes, then the self-play pipeline of the cpu preset and of warmstart-medium-cpu with
 # bf16 and int8 taking turns.

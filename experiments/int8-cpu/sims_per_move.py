@@ -2,7 +2,7 @@
 thread, 4 leaves a call) searches in SECONDS_PER_MOVE a move in each precision, on the positions
 of the first game of experiments/equal-time/s2-medium (plies 4, 8, ..., 36; each from a fresh
 tree). The precisions take turns position by position, so a change in the machine's load falls on
-every side alike. One JSON line; docs/benchmarks.md, "int8 inference on a CPU".
+every side alike. One JSON line; experiments/int8-cpu/README.md, "int8 inference on a CPU".
 
     SECONDS_PER_MOVE=0.5 taskset -c 1 python experiments/int8-cpu/sims_per_move.py [NET [PRECISION ...]]
 """

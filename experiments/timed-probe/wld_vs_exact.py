@@ -1,6 +1,6 @@
 """What a win/loss/draw proof costs against an exact solve, by empties: why a search by time's
-probe proves the outcome, not the score (docs/benchmarks.md, "A search by time proves wins from
-further out"). The first COUNT WTHOR 2018 positions with each number of empties, a fresh solver
+probe proves the outcome, not the score (experiments/timed-probe/README.md, "A search by time proves
+wins from further out"). The first COUNT WTHOR 2018 positions with each number of empties, a fresh solver
 (2^18 table entries, the search's) per empties and mode.
 
     python experiments/timed-probe/wld_vs_exact.py [COUNT]

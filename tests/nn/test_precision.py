@@ -263,7 +263,7 @@ def test_the_evaluator_measures_at_the_callers_batch_and_caches_it(tmp_path, net
 
 # Stated tolerance of bf16 against fp32 (8 mantissa bits: ~0.4% per rounding): on the warm-start
 # networks and 20,000 WTHOR positions the measured differences were far inside these
-# (docs/benchmarks.md); random networks here, so a little looser.
+# (docs/benchmarks.md, "Network and precision"); random networks here, so a little looser.
 PRIOR_TOLERANCE = 0.03
 VALUE_TOLERANCE = 0.05
 MEAN_VALUE_TOLERANCE = 0.01
