@@ -22,30 +22,50 @@ def parse_transcript(text: str, start: GameState | None = None) -> list[int]:
     """Actions of a transcript replayed from `start` (the standard start by default).
 
     Forced passes are inserted where the side to move has no move; an explicit pass is accepted
-    only where it is forced. Raises NotationError naming the token, its character offset and ply.
+    only where it is forced. Whitespace between (or inside) moves is ignored. Raises
+    NotationError naming the token, where it starts in `text` as given (`character N`, or `line
+    L, character N` in a text of several lines: a file's lines read whole) and its ply.
     """
     state = start or GameState.start()
-    compact = "".join(text.split())
+    # Every non-space character with its offset in `text`, so an error names the place a person
+    # can find in what they wrote, not in a copy with the spaces taken out.
+    characters = [(offset, char) for offset, char in enumerate(text) if not char.isspace()]
+    several_lines = "\n" in text.rstrip()
     actions: list[int] = []
-    offset = 0
-    while offset < len(compact):
-        token = compact[offset : offset + 2]
-        where = f"character {offset} (ply {len(actions) + 1})"
+    for index in range(0, len(characters), 2):
+        pair = characters[index : index + 2]
+        token = "".join(char for _, char in pair)
+
+        def where() -> str:  # built only for an error: a long text has many tokens
+            return f"{_place(text, pair[0][0], several_lines)} (ply {len(actions) + 1})"
+
         if len(token) < 2:
-            raise NotationError(f"dangling character {token!r} at {where}: moves are two characters like f5")
-        action = parse_action(token, where)
+            raise NotationError(f"dangling character {token!r} at {where()}: moves are two characters like f5")
+        try:
+            action = parse_action(token)
+        except NotationError:
+            action = parse_action(token, where())  # raises again, now saying where
         if action != PASS and state.must_pass():
             actions.append(PASS)
             state = state.play(PASS)
         if state.is_over():
-            raise NotationError(f"move {token!r} at {where} comes after the end of the game")
+            raise NotationError(f"move {token!r} at {where()} comes after the end of the game")
         try:
             state = state.play(action)
         except IllegalMoveError as err:
-            raise NotationError(f"illegal move {token!r} at {where}: {err}") from None
+            raise NotationError(f"illegal move {token!r} at {where()}: {err}") from None
         actions.append(action)
-        offset += 2
     return actions
+
+
+def _place(text: str, offset: int, several_lines: bool) -> str:
+    """`character N` (0-based) in a one-line text; `line L, character N` (L from 1, N from 0 in
+    that line) in a text of several lines."""
+    if not several_lines:
+        return f"character {offset}"
+    line_start = text.rfind("\n", 0, offset) + 1
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line}, character {offset - line_start}"
 
 
 def format_transcript(actions, explicit_passes: bool = False) -> str:

@@ -103,6 +103,15 @@ def test_illegal_move_in_transcript_names_token_and_ply():
         parse_transcript("f5a1")
 
 
+def test_an_error_names_its_place_in_the_text_as_written_spaces_and_lines_included():
+    with pytest.raises(NotationError, match=r"illegal move 'a1' at character 9 \(ply 4\)"):
+        parse_transcript("f5 d6 c3 a1")  # without the spaces a1 would be character 6
+    with pytest.raises(NotationError, match=r"illegal move 'a1' at line 2, character 3 \(ply 4\)"):
+        parse_transcript("f5d6\n c3a1\n")
+    with pytest.raises(NotationError, match=r"dangling character 'x' at line 3, character 7 \(ply 5\)"):
+        parse_transcript("  f5 d6\n\n c3 d3 x")
+
+
 def test_unforced_explicit_pass_is_an_illegal_move():
     with pytest.raises(NotationError, match=r"illegal move 'pa' at character 2 \(ply 2\)"):
         parse_transcript("f5pa")
