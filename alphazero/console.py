@@ -95,6 +95,16 @@ class StatusLine:
             self.stream.write(text + "\n")
         self.stream.flush()
 
+    def clear(self) -> None:
+        """Erase the line on a terminal, so that other output (stdout on the same screen) can be
+        printed; the next `update` draws it again at once. Nothing to do in a log."""
+        if not (self.enabled and self.is_tty and self._width):
+            return
+        self.stream.write("\r" + " " * self._width + "\r")
+        self.stream.flush()
+        self._width = 0
+        self._shown_at = None
+
     def close(self, text: str | None = None) -> None:
         """Show `text` (or the last text not yet shown) and end the line."""
         if not self.enabled:

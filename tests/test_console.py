@@ -27,6 +27,23 @@ def test_a_terminal_line_is_rewritten_in_place_and_padded_over_longer_text():
     assert stream.getvalue() == "\ra long first text\rshort            \n"
 
 
+def test_a_cleared_terminal_line_makes_room_for_other_output_and_comes_back_at_once():
+    stream, now = _Terminal(), [0.0]
+    line = StatusLine(True, stream, clock=lambda: now[0])
+    line.update("busy 1")
+    line.clear()
+    stream.write("a line of results\n")
+    now[0] = 0.1  # within the redraw interval: cleared, so drawn again at once
+    line.update("busy 2")
+    line.close()
+    assert stream.getvalue() == "\rbusy 1\r      \ra line of results\n\rbusy 2\n"
+    log = io.StringIO()
+    quiet = StatusLine(True, log)
+    quiet.update("whole line")
+    quiet.clear()  # a log's lines are whole: nothing to erase
+    assert log.getvalue() == "whole line\n"
+
+
 def test_in_a_log_lines_come_at_most_once_a_minute_and_the_last_one_always():
     stream, now = io.StringIO(), [0.0]
     line = StatusLine(True, stream, clock=lambda: now[0])
