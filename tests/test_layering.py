@@ -25,14 +25,18 @@ LAYERS = [
     ["engine"],
     ["selfplay", "arena"],
     ["train", "play"],
-    ["pretrain", "gtp", "web", "nboard", "export", "games"],
+    ["pretrain", "gtp", "nboard", "export", "games"],
+    # The game review searches with play's chooser and numbers a run's games as `games` does; the
+    # web board's review page is built on it, so the web board stands a floor higher.
+    ["review"],
+    ["web"],
     ["faults"],
     ["bench"],
 ]
 FLOOR = {package: floor for floor, packages in enumerate(LAYERS) for package in packages}
 # The stages that make games and networks never import the ones that consume them.
 LOWER = ["othello", "solver", "nn", "mcts", "engine", "selfplay", "replay", "data"]
-HIGHER = ["train", "arena", "play", "gtp", "pretrain", "bench", "faults", "web", "nboard", "export", "games"]
+HIGHER = ["train", "arena", "play", "gtp", "pretrain", "bench", "faults", "web", "nboard", "export", "games", "review"]
 
 
 def module_name(path: Path) -> str:
