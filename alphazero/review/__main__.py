@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     progress = StatusLine(progress_wanted(args.progress))
     chooser = None
     try:
-        progress.update("loading the network (a first start also compiles the search's kernels: a minute or more)")
+        progress.update("loading the search (a first start also compiles its kernels: a minute or more)")
         chooser = build_chooser(args.checkpoint, args.player, SearchSettings.from_args(args))
         return _review(args, loaded, chooser, progress)
     except NoAIError as err:
@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
 def _review(args, loaded, chooser, progress: StatusLine) -> int:
     record = loaded.record
     plies = len(record.actions)
+    progress.clear()
     if args.json:
         print(json.dumps({"type": "game", "label": loaded.label, "plies": plies, "search": chooser.name,
                           "black_margin": record.black_margin}), flush=True)

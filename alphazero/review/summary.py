@@ -26,8 +26,9 @@ class Summary:
 
     plies:           plies reviewed.
     black_margin:    Black's final disc difference when the game ended, else None.
-    loser:           "black" or "white": the side that lost (by the final result, else by the
-                     last evaluation), None in a draw.
+    loser:           "black" or "white": the side that lost (by the final position, else by the
+                     result the record gives, GGF's RE of a resigned game), None in a draw or
+                     an unfinished game without a result.
     turning_ply:     the ply after which the loser's result turned for good (module doc), or None.
     black_mistakes:  plies of Black's marked moves, the biggest first (win probability lost, then
                      exact discs lost), at most TOP_MISTAKES; white_mistakes: the same for White.
@@ -50,12 +51,12 @@ class Summary:
 def summarize(record: GameRecord, reviews: Sequence[MoveReview]) -> Summary:
     """The summary of `reviews`, the MoveReviews of `record`'s plies in order."""
     margin = record.black_margin
-    if margin is None and reviews:  # unfinished record, or one without its result: the search's last word
-        last = reviews[-1]
-        black_win = last.win_after if last.color == "black" else 1.0 - last.win_after
-        loser = None if black_win == 0.5 else ("black" if black_win < 0.5 else "white")
-    else:
-        loser = None if not margin else ("black" if margin < 0 else "white")
+    # A game that stopped early has a loser only by its recorded result (GGF's RE of a resigned or
+    # timed-out game); an abandoned one has none, whatever the search thinks of its last position.
+    result = margin if margin is not None else record.metadata.get("result")
+    if isinstance(result, bool) or not isinstance(result, (int, float)):
+        result = None
+    loser = None if not result else ("black" if result < 0 else "white")
     return Summary(
         plies=len(reviews),
         black_margin=margin,

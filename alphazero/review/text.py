@@ -48,8 +48,12 @@ def move_name(review: MoveReview) -> str:
 
 
 def mistake_text(review: MoveReview) -> str:
-    lost = f"{review.loss:.1%}" + (f", {review.discs_lost} discs" if review.discs_lost else "")
-    return f"{move_name(review)} {review.mark} lost {lost}, {review.preferred} was better"
+    """`move 23 (Black c3) ? lost 15.1% win probability, h2 was better`; within the solver's
+    reach the exact discs too (a move can lose discs and no win probability)."""
+    lost = [f"{review.loss:.1%} win probability"] if review.loss > 0 else []
+    if review.discs_lost:
+        lost.append(f"{review.discs_lost} disc{'s' if review.discs_lost != 1 else ''} with perfect play")
+    return f"{move_name(review)} {review.mark} lost {' and '.join(lost)}, {review.preferred} was better"
 
 
 def summary_lines(summary: Summary, reviews: Sequence[MoveReview]) -> list[str]:
@@ -65,7 +69,7 @@ def summary_lines(summary: Summary, reviews: Sequence[MoveReview]) -> list[str]:
             lines.append("where the game was lost: nothing reviewed")
         else:
             lines.append("where the game was lost: nowhere, a draw" if summary.black_margin == 0
-                         else "where the game was lost: nowhere, even at the last position reviewed")
+                         else "where the game was lost: the record has no result (the game stops before its end)")
     else:
         loser = summary.loser.capitalize()
         if summary.turning_ply is None:

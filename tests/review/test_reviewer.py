@@ -155,11 +155,14 @@ def test_the_game_was_lost_at_the_last_ply_after_which_the_loser_stayed_behind()
     assert turning_ply(reviews, None) is None
     behind_from_the_start = [review(1, "black", 0.4, 0.45), review(2, "white", 0.55, 0.6)]
     assert turning_ply(behind_from_the_start, "black") is None
-    record = GameRecord(start=read_ggf(FIXTURES / "samples.ggf")[0].start, actions=[])
-    summary = summarize(record, reviews)  # no result: the last evaluation decides who lost
+    start = read_ggf(FIXTURES / "samples.ggf")[0].start
+    resigned = GameRecord(start=start, actions=[], metadata={"result": 12.0})  # GGF's RE[+12.000:r]: White resigned
+    summary = summarize(resigned, reviews)
     assert summary.loser == "white" and summary.turning_ply == 4
     assert summary.white_mistakes == [4, 2] and summary.black_mistakes == [3]
     assert summary.simulations == 50 and summary.as_json()["turning_ply"] == 4
+    abandoned = summarize(GameRecord(start=start, actions=[]), reviews)  # no result: nobody lost, whatever the search says
+    assert abandoned.loser is None and abandoned.turning_ply is None
 
 
 @pytest.mark.parametrize("loss, discs, mark", [(0.0, None, ""), (0.099, None, ""), (0.10, None, "?"), (0.2, None, "??"),
