@@ -25,7 +25,6 @@ import time
 
 from alphazero.argtypes import at_least, in_range
 from alphazero.console import EXIT_INTERRUPTED, StatusLine, add_progress_option, format_seconds, progress_wanted
-from alphazero.othello.game import IllegalMoveError
 from alphazero.play.choosers import NoAIError, SearchSettings, build_chooser, front_end_parser
 from alphazero.review.reviewer import DEFAULT_BLUNDER, DEFAULT_MISTAKE, DEFAULT_MISTAKE_DISCS, Marks, review_game
 from alphazero.review.sources import SourceError, load_game
@@ -73,8 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         loaded = load_game(args.game, args.number, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
-        loaded.record.states()  # every move legal (a replay shard is checked when read; this says so for any source)
-    except (SourceError, IllegalMoveError) as err:
+    except SourceError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if len(loaded.record.actions) == 0:

@@ -158,9 +158,10 @@ def evaluate(chooser, state: GameState) -> Evaluation:
 
 def review_game(record: GameRecord, chooser, marks: Marks = Marks()) -> Iterator[MoveReview]:
     """Review every ply of `record` with `chooser` (a `SearchChooser`), yielding one `MoveReview`
-    a ply, in order, each as soon as the position after it is searched. The chooser's trees are
-    reset first. Raises IllegalMoveError (from `record.states()`) before any search if the record
-    holds an illegal move."""
+    a ply, in order, each as soon as the position after it is searched (nothing runs before the
+    first is asked for). The chooser's trees are reset first, and its limits (`set_limits`) are the
+    budget of each position. Raises IllegalMoveError (from `record.states()`) before any search if
+    the record holds an illegal move."""
     states = record.states()
     chooser.new_game()
     known: dict[GameState, Evaluation] = {}

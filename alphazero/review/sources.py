@@ -41,7 +41,9 @@ class LoadedGame:
 
 def load_game(spec: str, number: int | None = None, warn: Callable[[str], None] | None = None) -> LoadedGame:
     """The game `spec` names (module doc); `number` is `--game` (None: the default of that kind of
-    source). `warn` hears about replay shards left out as unreadable."""
+    source). `warn` hears about replay shards left out as unreadable. Every reader checks each
+    move's legality as it reads (a shard's games are replayed when it is read), so a game
+    returned is legal throughout."""
     path = Path(spec)
     try:
         if path.is_dir():
