@@ -81,6 +81,20 @@ class MatchResult:
     def games_per_second(self) -> float:
         return self.num_games / self.seconds if self.seconds > 0 else float("inf")
 
+    def pentanomial(self) -> tuple[int, int, int, int, int]:
+        """Pairs (one opening, played once with each colour) by player A's points over the two
+        games: 0, 1/2, 1, 3/2, 2 (LL, LD, WL or DD, WD, WW): the unit of the gate's test
+        (`alphazero.arena.sprt`). A pair with one game here (the other in another shard) is left out."""
+        points: dict[int, list[float]] = {}
+        for record in self.games:
+            margin = record.black_margin if record.metadata["black_player"] == record.metadata["player_a"] else -record.black_margin
+            points.setdefault(record.metadata["pair"], []).append(1.0 if margin > 0 else 0.5 if margin == 0 else 0.0)
+        counts = [0] * 5
+        for scores in points.values():
+            if len(scores) == 2:
+                counts[int(2 * sum(scores))] += 1
+        return tuple(counts)
+
     def wiped_out(self) -> dict | None:
         """{player name: games that player ended with no disc}, or None where the split is unknown."""
         if self.a_wiped_out is None or self.b_wiped_out is None:

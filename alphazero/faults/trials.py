@@ -37,9 +37,11 @@ from alphazero.faults import runs
 from alphazero.faults.checks import Expectations, Snapshot, verify_run_dir
 from alphazero.fault_hooks import PHASES, Fault
 
-# Cheaper than nothing and harsher: a gate whose test asks only "not 400 Elo worse" promotes in
-# its first round, so kills meet the promotion path (net-N.pt, best.pt, best.json) often.
-TRIAL_OVERRIDES = ("arena.sprt_elo0=-500", "arena.sprt_elo1=-400")
+# Cheaper than nothing and harsher: a gate whose test asks only "not 400 Elo worse", at a 20%
+# error, promotes in its first round unless the candidate lost every game of it, so kills meet
+# the promotion path (net-N.pt, best.pt, best.json) often. (The test scores pairs, and a pair can
+# move its LLR by at most about log(s1 / s0): -800 against -400 Elo makes one pair won enough.)
+TRIAL_OVERRIDES = ("arena.sprt_elo0=-800", "arena.sprt_elo1=-400", "arena.sprt_alpha=0.2")
 # Entries of each phase in one smoke iteration (about): the hook's count is drawn from 1..n.
 PHASE_ENTRIES = {"selfplay": 120, "train_step": 60, "shard_write": 2, "checkpoint_write": 16, "arena": 2}
 KIND_CYCLE = ("hook", "timed_kill", "hook", "timed_kill", "worker_kill", "hook", "timed_kill", "disk_full")

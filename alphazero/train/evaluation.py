@@ -17,7 +17,7 @@ import torch
 from alphazero.arena.elo import estimate_elo
 from alphazero.arena.match import play_match
 from alphazero.arena.openings import random_openings
-from alphazero.arena.sprt import SPRT, run_sequential
+from alphazero.arena.sprt import SPRT, RoundResult, run_sequential
 from alphazero.arena.players import build_player, make_player
 from alphazero.mcts.config import MCTSConfig
 from alphazero.train.config import ArenaConfig, EvalConfig
@@ -42,6 +42,7 @@ class GateResult:
     llr: float | None = None  # the sequential test's log-likelihood ratio (gating only)
     rounds: int = 1
     truncated: bool = False
+    pairs: tuple | None = None  # the decision's pairs by pentanomial category, LL LD WL+DD WD WW (gating only)
 
     @property
     def games(self) -> int:
@@ -63,7 +64,8 @@ def torch_threads(threads: int):
 def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int, mcts: MCTSConfig | None = None,
          device="cpu", precision_cache=None) -> GateResult:
     """Candidate vs best. With `cfg.gating`, rounds of `cfg.pairs` paired games until the
-    sequential test decides (`arena.sprt`), then, on a promotion, `cfg.elo_pairs` fresh pairs for
+    sequential test decides (`arena.sprt`: each pair, one opening with both colours, is one
+    pentanomial outcome), then, on a promotion, `cfg.elo_pairs` fresh pairs for
     its Elo step; without, one round, whose Elo is the step of the candidate (the best anyway).
 
     Both search with the run's `mcts` settings (noise off, temperature 0; see
@@ -85,9 +87,9 @@ def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int, mct
             return GateResult(result.score, result.wins, result.draws, result.losses, result.elo_diff, promoted=False,
                               elo_step=finite_elo(result.elo_diff))
 
-        def play_round(index: int) -> tuple[int, int, int]:
+        def play_round(index: int) -> RoundResult:
             result = play(index * cfg.pairs, cfg.pairs)
-            return result.wins, result.draws, result.losses
+            return RoundResult(result.wins, result.draws, result.losses, result.pentanomial())
 
         test = SPRT(cfg.sprt_elo0, cfg.sprt_elo1, cfg.sprt_alpha, cfg.sprt_beta)
         decided = run_sequential(test, play_round, rounds)
@@ -95,7 +97,7 @@ def gate(candidate_net, best_net, cfg: ArenaConfig, seed: int, threads: int, mct
         elo_step = finite_elo(play(rounds * cfg.pairs, cfg.elo_pairs).elo_diff) if promoted else None
     return GateResult(decided.score, decided.wins, decided.draws, decided.losses,
                       estimate_elo(decided.wins, decided.draws, decided.losses).diff, promoted=promoted, elo_step=elo_step,
-                      llr=decided.llr, rounds=decided.rounds, truncated=decided.truncated)
+                      llr=decided.llr, rounds=decided.rounds, truncated=decided.truncated, pairs=tuple(decided.pairs))
 
 
 def finite_elo(diff: float) -> float:

@@ -59,6 +59,28 @@ def test_identical_deterministic_players_score_exactly_one_half():
     assert result.player_a != result.player_b, "equal names are told apart in the results"
 
 
+def test_the_pentanomial_counts_each_opening_once_by_player_a_points_over_its_two_games(greedy_vs_random):
+    """The gate's unit: pairs by A's points (0, 1/2, 1, 3/2, 2), from the games themselves."""
+    result = greedy_vs_random
+    expected = [0] * 5
+    for first, second in zip(result.games[::2], result.games[1::2]):
+        points = 0.0
+        for record in (first, second):
+            margin = record.black_margin if record.metadata["black_player"] == result.player_a else -record.black_margin
+            points += 1.0 if margin > 0 else 0.5 if margin == 0 else 0.0
+        expected[int(2 * points)] += 1
+    assert result.pentanomial() == tuple(expected)
+    assert sum(result.pentanomial()) == 6
+    assert sum(count * category / 2 for category, count in enumerate(result.pentanomial())) == result.wins + result.draws / 2
+    # Identical deterministic players replay one game per colour: every pair is split.
+    assert play_match(AlphaBetaPlayer(depth=1), AlphaBetaPlayer(depth=1), num_pairs=5, seed=8).pentanomial() == (0, 0, 5, 0, 0)
+
+
+def test_a_pair_split_between_shards_is_left_out_of_the_pentanomial():
+    half = play_match(GreedyPlayer(), RandomPlayer(seed=1), num_pairs=3, opening_plies=4, seed=2, shard=(0, 2))
+    assert len(half.games) == 3 and half.pentanomial() == (0, 0, 0, 0, 0)
+
+
 def test_wipeouts_are_the_games_a_side_ends_with_no_disc():
     result = play_match(AlphaBetaPlayer(depth=2), RandomPlayer(seed=0), num_pairs=20, seed=1)
     expected = sum(min(record.final_state().disc_counts()) == 0 for record in result.games)
