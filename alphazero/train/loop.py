@@ -501,23 +501,27 @@ class TrainingRun:
                       mcts=self.cfg.mcts, device=self._arena_device(), precision_cache=run_cache_file(self.run_dir))
         if cfg.gating:
             verdict = ("promoted" if result.promoted else "kept best") + (" (cap reached)" if result.truncated else "")
+            pairs = (f" in {result.rounds} of at most {cfg.rounds()} rounds, pairs LL/LD/WL+DD/WD/WW "
+                     + "/".join(str(count) for count in result.pairs))
             test = (f", LLR {result.llr:+.2f} in [{math.log(cfg.sprt_beta / (1 - cfg.sprt_alpha)):.2f}, "
                     f"{math.log((1 - cfg.sprt_beta) / cfg.sprt_alpha):.2f}] (SPRT elo0={cfg.sprt_elo0:g} elo1={cfg.sprt_elo1:g} "
                     f"alpha={cfg.sprt_alpha:g} beta={cfg.sprt_beta:g})")
             step = f"; Elo step {result.elo_step:+.0f} on {2 * cfg.elo_pairs} fresh games" if result.promoted else ""
         else:
-            verdict, test, step = "published (no gating)", "", ""
+            verdict, pairs, test, step = "published (no gating)", "", "", ""
         log.info(
-            "arena: candidate vs best #%d: +%d =%d -%d over %d games, score %.3f (Elo %+.0f)%s%s in %.0fs -> %s",
-            self.state.best_id, result.wins, result.draws, result.losses, result.games, result.score, result.elo_diff, test, step,
-            time.perf_counter() - start, verdict,
+            "arena: candidate vs best #%d: +%d =%d -%d over %d games%s, score %.3f (Elo %+.0f)%s%s in %.0fs -> %s",
+            self.state.best_id, result.wins, result.draws, result.losses, result.games, pairs, result.score, result.elo_diff, test,
+            step, time.perf_counter() - start, verdict,
         )
+        promoted = result.promoted or not cfg.gating
         self.metrics.scalar("arena/score", result.score, self.state.step)
         self.metrics.scalar("arena/elo_diff", result.elo_diff, self.state.step)
         self.metrics.scalar("arena/games", result.games, self.state.step)
+        self.metrics.scalar("arena/promoted", float(promoted), self.state.step)
         if result.llr is not None:
             self.metrics.scalar("arena/llr", result.llr, self.state.step)
-        if result.promoted or not cfg.gating:
+        if promoted:
             self._promote(candidate, elo_gain=result.elo_step)
         self.metrics.scalar("arena/promotions", self.state.promotions, self.state.step)
 

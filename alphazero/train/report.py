@@ -7,7 +7,7 @@ Two tables. *Networks*: every network that became the best, from the numbered ch
 (`checkpoints/net-*.pt`, whose metadata hold the id, the step and the Elo of the ladder) with the
 run time of its promotion. *Gates and evaluations*: one row per step where the run measured
 strength, from its TensorBoard events (read as `alphazero.train.plots` reads them): the gate's
-score and games (`arena/`), whether it promoted, the best network and its Elo after it
+score, games and LLR (`arena/`), whether it promoted, the best network and its Elo after it
 (`elo/`), and the score of the best network against each baseline (`eval/score_vs_*`).
 
 Run time is the training's own time: the wall-clock time of the events, less the time the run
@@ -53,6 +53,7 @@ class Measurement:
     run_seconds: float | None
     gate_score: float | None = None
     gate_games: int | None = None
+    gate_llr: float | None = None  # the sequential test's LLR at the gate's decision (gating only)
     promoted: bool = False
     best_id: int | None = None
     best_elo: float | None = None
@@ -83,12 +84,13 @@ class Report:
             lines.append("No gate or baseline evaluation yet (the first gate comes after arena.every_steps, the first evaluation after eval.every_steps).")
             return "\n".join(lines) + "\n"
         baselines = sorted({name for m in self.measurements for name in m.baselines})
-        lines.append("| step | run time | gate score | gate games | promoted | best | Elo | " + " | ".join(f"vs {b}" for b in baselines) + (" |" if baselines else "|"))
-        lines.append("|---:|---:|---:|---:|:---:|---:|---:|" + "---:|" * len(baselines))
+        lines.append("| step | run time | gate score | gate games | gate LLR | promoted | best | Elo | " + " | ".join(f"vs {b}" for b in baselines)
+                     + (" |" if baselines else "|"))
+        lines.append("|---:|---:|---:|---:|---:|:---:|---:|---:|" + "---:|" * len(baselines))
         for m in self.measurements:
             cells = [
                 str(m.step), _duration(m.run_seconds), _number(m.gate_score, ".3f"), _number(m.gate_games, "d"),
-                "yes" if m.promoted else "", f"#{m.best_id}" if m.best_id is not None else "", _number(m.best_elo, "+.0f"),
+                _number(m.gate_llr, "+.2f"), "yes" if m.promoted else "", f"#{m.best_id}" if m.best_id is not None else "", _number(m.best_elo, "+.0f"),
             ] + [_number(m.baselines.get(b), ".3f") for b in baselines]
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
@@ -183,6 +185,8 @@ def build_report(run_dir, warn=None) -> Report:
         row(at_step, wall).gate_score = round(value, 4)  # float32 in the events
     for at_step, value, wall in events.get("arena/games", []):
         row(at_step, wall).gate_games = int(value)
+    for at_step, value, wall in events.get("arena/llr", []):
+        row(at_step, wall).gate_llr = round(value, 2)
     for at_step, _, wall in events.get("elo/best_id", []):
         row(at_step, wall).promoted = True
     for tag, series in events.items():

@@ -38,6 +38,7 @@ def fake_run(run_dir: Path) -> Path:
     writer.add_scalar("loss/policy", 1.9, 150, walltime=T0 + 1005)
     writer.add_scalar("arena/score", 0.62, 200, walltime=T0 + 1010)
     writer.add_scalar("arena/games", 60, 200, walltime=T0 + 1010)
+    writer.add_scalar("arena/llr", 2.9, 200, walltime=T0 + 1010)
     writer.add_scalar("elo/best", 35.0, 200, walltime=T0 + 1010)
     writer.add_scalar("elo/best_id", 1, 200, walltime=T0 + 1010)
     writer.add_scalar("eval/score_vs_greedy", 0.8, 200, walltime=T0 + 1020)
@@ -55,6 +56,7 @@ def test_the_report_lists_networks_gates_and_baselines_with_run_time(tmp_path):
     assert (first.step, first.gate_score, first.gate_games, first.promoted, first.best_id, first.best_elo) == (100, 0.45, 40, False, 0, 0.0)  # gate scores rounded to 4 places
     assert first.run_seconds == pytest.approx(10.0) and first.baselines == {}
     assert (second.step, second.gate_score, second.gate_games, second.promoted, second.best_id, second.best_elo) == (200, 0.62, 60, True, 1, 35.0)
+    assert first.gate_llr is None and second.gate_llr == 2.9  # a gate without its LLR (no gating) has none
     assert second.baselines == {"greedy": 0.8, "alphabeta_depth2": 0.55}
     assert report.step == 200 and report.run_seconds == pytest.approx(30.0)
 
@@ -65,9 +67,9 @@ def test_markdown_by_default_and_one_json_line_on_request(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "Step 200, 0 min 30 s of run time; best network #1 (Elo +35, since step 200)." in text
     assert "| #1 | 200 | 0 min 20 s | +35 |" in text
-    assert "| step | run time | gate score | gate games | promoted | best | Elo | vs alphabeta_depth2 | vs greedy |" in text
-    assert "| 100 | 0 min 10 s | 0.450 | 40 |  | #0 | +0 |  |  |" in text
-    assert "| 200 | 0 min 20 s | 0.620 | 60 | yes | #1 | +35 | 0.550 | 0.800 |" in text
+    assert "| step | run time | gate score | gate games | gate LLR | promoted | best | Elo | vs alphabeta_depth2 | vs greedy |" in text
+    assert "| 100 | 0 min 10 s | 0.450 | 40 |  |  | #0 | +0 |  |  |" in text
+    assert "| 200 | 0 min 20 s | 0.620 | 60 | +2.90 | yes | #1 | +35 | 0.550 | 0.800 |" in text
     assert main([str(run), "--json"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 1
