@@ -110,25 +110,35 @@ class TrainConfig:
 class ArenaConfig:
     """Gating: the candidate (the network being trained) plays the current best.
 
-    With gating, rounds of `pairs` paired games are played until a sequential test (SPRT, see
-    alphazero.arena.sprt) decides between "not better than the best by more than sprt_elo0" and
-    "better by sprt_elo1 or more", with error rates sprt_alpha (promoting a network that is not
-    better) and sprt_beta (keeping one that is), or until max_pairs pairs were played (then the
-    best is kept). A promoted network's Elo step is measured on `elo_pairs` fresh pairs played
-    after the decision, so the `elo/best` curve is not inflated by the selection. Without gating,
-    one round of `pairs` pairs measures the step of the network that becomes the best anyway."""
+    With gating, rounds of `pairs` paired games are played until a sequential test (SPRT on
+    pairs, see alphazero.arena.sprt) decides between "not better than the best by more than
+    sprt_elo0" and "better by sprt_elo1 or more", with error rates sprt_alpha (promoting a network
+    that is not better) and sprt_beta (keeping one that is), or until max_pairs pairs were played
+    (then the best is kept). The cap lowers the power below 1 - sprt_beta; the defaults keep the
+    promise with it (a +50 Elo candidate promoted with probability 0.85, an equal one 0.03, in
+    simulation: tests/arena/test_gate_power.py, experiments/gate-power/). A promoted network's Elo
+    step is measured on `elo_pairs` fresh pairs played after the decision, so the `elo/best`
+    curve is not inflated by the selection. Without gating, one round of `pairs` pairs measures
+    the step of the network that becomes the best anyway."""
 
     gating: bool = True  # false = the latest network always becomes the self-play network (as in AlphaZero); the match still measures its Elo
     every_steps: int = 1000  # gate after this many training steps
     first_step: int = 0  # the first gate at this step instead (an early Elo point); 0 = every_steps
     pairs: int = 20  # games per round = 2 * pairs (each opening with colours swapped)
-    opening_plies: int = 4
+    # 5: a gate may play max_pairs + elo_pairs = 320 distinct openings, and only 236 positions
+    # exist after 4 plies (1,288 after 5).
+    opening_plies: int = 5
     simulations: int = 50
     sprt_elo0: float = 0.0
     sprt_elo1: float = 50.0
     sprt_alpha: float = 0.05
-    sprt_beta: float = 0.1
-    max_pairs: int = 100  # the sequential test's cap (whole rounds: the last may pass it)
+    # The promise the gate keeps at its cap: a +50 Elo candidate promoted with probability >= 0.80.
+    # (0.1 with a cap of 100 pairs promised 0.90 and kept 0.43: experiments/gate-power/README.md.)
+    sprt_beta: float = 0.2
+    # The sequential test's cap (whole rounds: the last may pass it). 300 pairs (600 games) keeps
+    # sprt_beta's promise in rounds of 20 pairs; a gate plays 170 games on average for an equal
+    # candidate, 230 for a +50 one, 70 for a -50 one (experiments/gate-power/README.md).
+    max_pairs: int = 300
     elo_pairs: int = 20  # fresh pairs measuring a promoted network's Elo step (gating only)
     # torch threads of the arena's (and eval's) network calls. Its batches are small (one per game
     # in progress), and a second OpenMP thread on a busy CPU can make them 10x slower, so 1.
@@ -151,9 +161,9 @@ class ArenaConfig:
         require(self.max_pairs >= self.pairs, "arena.max_pairs", self.max_pairs, f">= arena.pairs ({self.pairs})")
         require(self.elo_pairs >= 1, "arena.elo_pairs", self.elo_pairs, ">= 1")
         require(self.threads >= 1, "arena.threads", self.threads, ">= 1")
-        rounds = -(-self.max_pairs // self.pairs)
-        _require_enough_openings("arena", rounds * self.pairs + self.elo_pairs, self.opening_plies,
-                                 "arena.max_pairs (rounded up to whole rounds) + arena.elo_pairs")
+        if self.gating:  # without gating a gate plays one round, of `pairs` openings
+            _require_enough_openings("arena", self.rounds() * self.pairs + self.elo_pairs, self.opening_plies,
+                                     "arena.max_pairs (rounded up to whole rounds) + arena.elo_pairs")
 
     def rounds(self) -> int:
         """Most rounds of `pairs` pairs a gate plays before it keeps the best."""

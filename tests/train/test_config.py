@@ -30,7 +30,9 @@ HEADLINE_OVERRIDES = [  # checkpoints/README.md: the command that made checkpoin
     "train.init_from=checkpoints/warmstart.pt", "mcts.root_policy=puct", "mcts.simulations=128",
     "train.optimizer=adamw", "train.lr=0.0003", "train.lr_warmup_steps=200", "train.lr_total_steps=10000",
     "train.lr_min_factor=0.1", "train.min_positions=6000", "arena.gating=true", "arena.every_steps=800",
-    "arena.pairs=20", "arena.simulations=100", "arena.max_pairs=60", "eval.every_steps=1600",
+    # The gate of 2026-12 (experiments/gate-power): the headline's 0.55-over-40-games gate, then an
+    # SPRT capped at 60 pairs, promised power they did not have.
+    "arena.pairs=20", "arena.simulations=100", "arena.max_pairs=300", "eval.every_steps=1600",
     "eval.pairs=20", "eval.simulations=100",
     "mcts.dirichlet_alpha=0.3",  # the default then; 1.25 since 2026-11-26
 ]
