@@ -21,6 +21,9 @@ def _require_enough_openings(group: str, pairs: int, plies: int, what: str = "")
         )
 
 
+LR_SCHEDULE_HORIZONS = ("steps", "minutes")
+
+
 @dataclass
 class TrainConfig:
     device: str = "auto"  # auto = CUDA when available, else CPU
@@ -35,6 +38,14 @@ class TrainConfig:
     lr_schedule: str = "cosine"  # constant, cosine or step
     lr_warmup_steps: int = 100
     lr_total_steps: int = 20000  # horizon of the cosine schedule / step boundaries
+    # What the cosine's horizon counts: `steps` (lr_total_steps) or `minutes`, the run's time
+    # budget run.max_minutes (its progress: the run time spent over every session, as the budget
+    # counts it, over max_minutes), so the floor comes at the end of the run whatever the
+    # machine's speed: a step horizon is tuned to one machine (the `cpu` preset's 3,000 steps were
+    # reached in 12 of 60 minutes on an AMX CPU, which trained the other 48 at the floor). The
+    # warm-up still counts steps. A run without run.max_minutes falls back to lr_total_steps and
+    # its log says so.
+    lr_schedule_horizon: str = "steps"
     lr_min_factor: float = 0.05  # cosine floor as a fraction of lr
     lr_step_every: int = 5000  # step schedule: multiply by lr_step_gamma every this many steps
     lr_step_gamma: float = 0.3
@@ -80,6 +91,11 @@ class TrainConfig:
     def __post_init__(self):
         require_choice("train.optimizer", self.optimizer, ("sgd", "adamw"))
         require_choice("train.lr_schedule", self.lr_schedule, ("constant", "cosine", "step"))
+        require_choice("train.lr_schedule_horizon", self.lr_schedule_horizon, LR_SCHEDULE_HORIZONS)
+        # Only the cosine has a horizon: the step schedule's boundaries and the constant do not
+        # depend on the run's length, so `minutes` with them would be silently ignored.
+        require(self.lr_schedule_horizon == "steps" or self.lr_schedule == "cosine", "train.lr_schedule_horizon",
+                self.lr_schedule_horizon, f"steps with train.lr_schedule={self.lr_schedule} (only the cosine has a horizon)")
         require_choice("train.memory_format", self.memory_format, MEMORY_FORMATS)
         require_training_precision("train.precision", self.precision)
         require(self.lr > 0, "train.lr", self.lr, "> 0")

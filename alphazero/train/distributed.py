@@ -31,7 +31,9 @@ come out identical on every rank, so DDP need not broadcast buffers.
 The control messages go over a gloo group of their own with a long timeout: rank 0 may spend an
 hour in self-play, gating or evaluation while the others wait for the next step.
   start  one pickled object {config, network state, optimizer + scheduler state} (None: no run)
-  step   one uint8 message: int64 header (op, rows), positions (uint64 [rows, 2]),
+  step   one uint8 message: header (int64 op, int64 rows, float64 learning rate of the step:
+         rank 0's schedule decides it, so a schedule in run time, which only rank 0's clock
+         knows, is every rank's), positions (uint64 [rows, 2]),
          policies (float32 [rows, 65]), values (float32 [rows]), policy mask (float32 [rows]: 0
          where the policy is no target, playout cap randomisation's small searches), final
          boards (uint64 [rows, 2]: the auxiliary targets, zeros without them), auxiliary mask
@@ -63,7 +65,7 @@ from alphazero.train.trainer import Trainer
 
 CONTROL_TIMEOUT = datetime.timedelta(days=7)  # gloo keeps it in int32 milliseconds: < 24.8 days
 _STEP, _STOP = 1, 2
-_HEADER_BYTES = 16  # int64 op, int64 rows
+_HEADER_BYTES = 24  # int64 op, int64 rows, float64 learning rate
 _ROW_BYTES = 2 * 8 + NUM_ACTIONS * 4 + 4 + 4 + 2 * 8 + 4  # positions, policy, value, policy mask, final boards, aux mask
 
 
@@ -213,11 +215,11 @@ class DistributedTrainer(Trainer):
     sends until it sends stop. The losses returned are those of the global batch (the mean over
     the processes of their shares' losses), so every rank sees the same figures."""
 
-    def __init__(self, net: nn.Module, cfg: TrainConfig, device: torch.device, group: Group):
+    def __init__(self, net: nn.Module, cfg: TrainConfig, device: torch.device, group: Group, time_progress=None):
         check_batch_size(cfg.batch_size, group.ranks.world_size)
         if synchronise_batch_norm(net, device) is not net:
             raise TypeError("the network itself is a batch-norm layer")
-        super().__init__(net, cfg, device)
+        super().__init__(net, cfg, device, time_progress=time_progress)
         # The buffers (batch-norm running statistics) are synchronised once, when DDP starts, and
         # stay equal since: every rank updates them from the same global statistics.
         self.model = DistributedDataParallel(
@@ -255,10 +257,12 @@ class DistributedTrainer(Trainer):
     def serve(self) -> int:
         """Ranks 1..N-1: train on each batch rank 0 sends until it sends stop; returns the steps."""
         while True:
-            op, batch = self._receive()
+            op, lr, batch = self._receive()
             if op == _STOP:
                 self.stopped = True
                 return self.steps
+            for group in self.optimizer.param_groups:
+                group["lr"] = lr
             try:
                 self._step_share(*batch)
             except FloatingPointError:
@@ -311,7 +315,8 @@ class DistributedTrainer(Trainer):
         rows = 0 if positions is None else len(positions)
         if rows * _ROW_BYTES + _HEADER_BYTES > len(buffer):
             raise ValueError(f"a batch of {rows} rows exceeds train.batch_size={self.cfg.batch_size}")
-        buffer[:_HEADER_BYTES].view(np.int64)[:] = (op, rows)
+        buffer[:16].view(np.int64)[:] = (op, rows)
+        buffer[16:_HEADER_BYTES].view(np.float64)[0] = self.optimizer.param_groups[0]["lr"]
         if rows:
             for view, array in zip(self._views(buffer, rows), (positions, policies, values, mask, final_boards, aux_mask)):
                 view[...] = array
@@ -320,8 +325,9 @@ class DistributedTrainer(Trainer):
     def _receive(self):
         dist.broadcast(self.message, src=0, group=self.group.control)
         buffer = self.message.numpy()
-        op, rows = (int(v) for v in buffer[:_HEADER_BYTES].view(np.int64))
-        return op, tuple(view.copy() for view in self._views(buffer, rows))
+        op, rows = (int(v) for v in buffer[:16].view(np.int64))
+        lr = float(buffer[16:_HEADER_BYTES].view(np.float64)[0])
+        return op, lr, tuple(view.copy() for view in self._views(buffer, rows))
 
     @staticmethod
     def _views(buffer: np.ndarray, rows: int):
@@ -374,7 +380,7 @@ class Group:
         payload = {"config": cfg, "network": _to_cpu(net.state_dict()), "trainer": _to_cpu(trainer.state_dict())}
         dist.broadcast_object_list([payload], src=0, group=self.control)
         self.started = True
-        distributed = DistributedTrainer(net, cfg.train, trainer.device, self)
+        distributed = DistributedTrainer(net, cfg.train, trainer.device, self, time_progress=trainer.time_progress)
         distributed.load_state_dict(trainer.state_dict())
         self.trainer = distributed
         return distributed

@@ -243,17 +243,21 @@ class TrainingRun:
         if latest is not None:
             self._check_same_model(latest.model_config)
             check_resume_point(latest, cfg.train, checkpoints.checkpoint_dir(self.run_dir) / "latest.pt")
-            self.net = build_network(latest.model_config)
-            self.net.load_state_dict(latest.state_dict)
-            self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))
-            for change in self.trainer.load_state(latest.optimizer_state, latest.scheduler_state):
-                log.info("resume: %s", change)
             saved = dict(latest.extra)
             saved_rng = saved.pop("rng", None)
             known = {f.name for f in dataclasses.fields(RunState)}
             self.state = RunState(**{k: v for k, v in saved.items() if k in known})
+            # The run's clock continues before the trainer is built: a schedule in run time
+            # (train.lr_schedule_horizon=minutes) restores its learning rate from it.
+            self.seconds_at_start = self.state.seconds
             if saved_rng:
                 restore_rng(self.rng, saved_rng)
+            self.net = build_network(latest.model_config)
+            self.net.load_state_dict(latest.state_dict)
+            self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir),
+                                   time_progress=self._lr_time_progress())
+            for change in self.trainer.load_state(latest.optimizer_state, latest.scheduler_state):
+                log.info("resume: %s", change)
             log.info("resumed %s at iteration %d, step %d, best network #%d", self.run_dir, self.state.iteration, self.state.step, self.state.best_id)
         else:
             self.net = build_network(cfg.model)
@@ -263,7 +267,8 @@ class TrainingRun:
                                        wanted=without_auxiliary_heads(cfg.model))
                 note = initialise_from(self.net, source)
                 log.info("network initialised from %s%s", cfg.train.init_from, note)
-            self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir))
+            self.trainer = Trainer(self.net, cfg.train, self.device, precision_cache=run_cache_file(self.run_dir),
+                                   time_progress=self._lr_time_progress())
             if cfg.run.resume:
                 log.info("no latest.pt in %s: starting training from the best network", self.run_dir)
         # The best network: the pointer on disk wins over the counters (it is written first).
@@ -313,6 +318,24 @@ class TrainingRun:
         arena = self.cfg.arena.precision
         lines.append(f"- arena, eval: precision={arena}" + (", decided at their first match (see precision.json)" if arena == "auto" else ""))
         self.metrics.text("precision", "\n".join(lines), self.state.step)
+
+    def _lr_time_progress(self) -> Callable[[], float] | None:
+        """The cosine's clock under train.lr_schedule_horizon=minutes: the share of run.max_minutes
+        spent, over every session, as the budget counts it (`_elapsed`: latest.pt carries the
+        seconds), so a resumed run continues the curve it was on. None: the schedule counts steps,
+        as it also does (and says) when the run has no time budget to follow."""
+        train, run = self.cfg.train, self.cfg.run
+        if train.lr_schedule_horizon != "minutes":
+            return None
+        if not run.max_minutes:
+            log.warning("train.lr_schedule_horizon=minutes but run.max_minutes=0 (this run goes on until stopped): the "
+                        "cosine counts train.lr_total_steps=%d steps instead; set run.max_minutes to follow the run's length",
+                        train.lr_total_steps)
+            return None
+        budget = run.max_minutes * 60
+        log.info("learning rate: cosine from %g to %g over run.max_minutes=%g of run time (every session counted), "
+                 "after %d warm-up steps", train.lr, train.lr * train.lr_min_factor, run.max_minutes, train.lr_warmup_steps)
+        return lambda: self._elapsed() / budget
 
     def _check_same_model(self, saved, where: str = "", wanted=None) -> None:
         check_same_model(saved, self.cfg.model if wanted is None else wanted, where or str(self.run_dir / "checkpoints/latest.pt"))

@@ -18,6 +18,8 @@ probability nor gradient, and a zero target on a masked action never produces 0 
 from __future__ import annotations
 
 import math
+from typing import Callable
+
 import numpy as np
 import torch
 
@@ -40,8 +42,16 @@ def build_optimizer(net: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optim
     return torch.optim.AdamW(groups, lr=cfg.lr)
 
 
-def lr_factor(step: int, cfg: TrainConfig) -> float:
-    """Multiplier of cfg.lr at `step`: linear warm-up, then constant, cosine or step decay."""
+# The share of a run's time budget spent, in [0, 1]: the cosine's progress under
+# train.lr_schedule_horizon=minutes (alphazero.train.loop builds it from the run's clock).
+TimeProgress = Callable[[], float]
+
+
+def lr_factor(step: int, cfg: TrainConfig, time_progress: float | None = None) -> float:
+    """Multiplier of cfg.lr at `step`: linear warm-up, then constant, cosine or step decay.
+
+    time_progress: the share of the run's time budget spent (train.lr_schedule_horizon=minutes);
+    the cosine then follows it instead of the steps after the warm-up. None: counted in steps."""
     if cfg.lr_warmup_steps and step < cfg.lr_warmup_steps:
         return (step + 1) / cfg.lr_warmup_steps
     if cfg.lr_schedule == "constant":
@@ -50,12 +60,21 @@ def lr_factor(step: int, cfg: TrainConfig) -> float:
         # Counted from the end of the warm-up, as the cosine's progress is: a step boundary every
         # lr_step_every steps of the schedule proper.
         return cfg.lr_step_gamma ** ((step - cfg.lr_warmup_steps) // cfg.lr_step_every)
-    progress = min(1.0, (step - cfg.lr_warmup_steps) / max(1, cfg.lr_total_steps - cfg.lr_warmup_steps))
+    if time_progress is None:
+        progress = min(1.0, (step - cfg.lr_warmup_steps) / max(1, cfg.lr_total_steps - cfg.lr_warmup_steps))
+    else:
+        progress = min(1.0, max(0.0, time_progress))
     return cfg.lr_min_factor + (1 - cfg.lr_min_factor) * 0.5 * (1 + math.cos(math.pi * progress))
 
 
-def build_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig) -> torch.optim.lr_scheduler.LambdaLR:
-    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, cfg))
+def build_scheduler(optimizer: torch.optim.Optimizer, cfg: TrainConfig,
+                    time_progress: TimeProgress | None = None) -> torch.optim.lr_scheduler.LambdaLR:
+    """The LR schedule as torch's LambdaLR: its state is the step count; with `time_progress`
+    (a horizon in run time) each step's factor also reads the run's clock, which the run's own
+    checkpoint carries (RunState.seconds), so a resume continues the same curve."""
+    if time_progress is None:
+        return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, cfg))
+    return torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: lr_factor(step, cfg, time_progress()))
 
 
 class OptimizerMismatch(ValueError):
@@ -64,14 +83,15 @@ class OptimizerMismatch(ValueError):
 
 
 def restore_optimizer(optimizer, scheduler, optimizer_state: dict, scheduler_state: dict, cfg: TrainConfig,
-                      prefix: str = "train") -> list[str]:
+                      prefix: str = "train", time_progress: TimeProgress | None = None) -> list[str]:
     """Continue a run's optimizer and LR schedule from a checkpoint, under `cfg`'s hyperparameters.
 
     torch's state dicts carry the old run's lr (the scheduler's base_lrs), momentum and weight
     decay; loading them alone would silently ignore a changed `train.lr`. So the config's values
     are put back afterwards and the schedule continues at the saved step with them. Returns each
     change as one line for the log (`prefix` names the config group). An optimizer of another kind
-    cannot continue from this state: OptimizerMismatch naming both."""
+    cannot continue from this state: OptimizerMismatch naming both. `time_progress`: the
+    schedule's clock when its horizon is run time (as given to `build_scheduler`)."""
     saved_kind = "adamw" if "betas" in optimizer_state["param_groups"][0] else "sgd"
     if saved_kind != cfg.optimizer:
         raise OptimizerMismatch(f"{prefix}.optimizer={cfg.optimizer} but the checkpoint was trained with {saved_kind}; "
@@ -84,7 +104,7 @@ def restore_optimizer(optimizer, scheduler, optimizer_state: dict, scheduler_sta
     if old_lr != cfg.lr:
         changes.append(f"{prefix}.lr changed from {old_lr:g} to {cfg.lr:g}: applied from step {scheduler.last_epoch}")
     scheduler.base_lrs = [cfg.lr] * len(optimizer.param_groups)
-    factor = lr_factor(scheduler.last_epoch, cfg)
+    factor = lr_factor(scheduler.last_epoch, cfg, None if time_progress is None else time_progress())
     for index, (group, values) in enumerate(zip(optimizer.param_groups, wanted)):
         group["initial_lr"] = cfg.lr
         group["lr"] = cfg.lr * factor
@@ -106,7 +126,8 @@ class Trainer:
     and so do the loss and everything saved, so a checkpoint does not depend on the precision.
     """
 
-    def __init__(self, net: torch.nn.Module, cfg: TrainConfig, device: torch.device, precision_cache=None):
+    def __init__(self, net: torch.nn.Module, cfg: TrainConfig, device: torch.device, precision_cache=None,
+                 time_progress: TimeProgress | None = None):
         self.memory_format = self._memory_format(cfg, device)
         self.net = net.to(device).to(memory_format=self.memory_format)
         # What the forward pass calls: the network itself, or its DistributedDataParallel wrapper
@@ -115,7 +136,9 @@ class Trainer:
         self.cfg = cfg
         self.device = device
         self.optimizer = build_optimizer(self.net, cfg)
-        self.scheduler = build_scheduler(self.optimizer, cfg)
+        # The cosine's clock when its horizon is the run's time (train.lr_schedule_horizon=minutes).
+        self.time_progress = time_progress
+        self.scheduler = build_scheduler(self.optimizer, cfg, time_progress)
         if cfg.precision == "fp16":
             raise ValueError("train.precision=fp16 is not supported for training (it would need a gradient scaler); use bf16 or fp32")
         if device.type == "cuda" and cfg.precision == "auto":  # as before this setting existed
@@ -137,7 +160,8 @@ class Trainer:
     def load_state(self, optimizer_state: dict, scheduler_state: dict) -> list[str]:
         """Continue from a checkpoint's optimizer and LR schedule under this config (see
         `restore_optimizer`); returns the changed hyperparameters, one line each."""
-        return restore_optimizer(self.optimizer, self.scheduler, optimizer_state, scheduler_state, self.cfg)
+        return restore_optimizer(self.optimizer, self.scheduler, optimizer_state, scheduler_state, self.cfg,
+                                 time_progress=self.time_progress)
 
     @staticmethod
     def _memory_format(cfg: TrainConfig, device: torch.device) -> torch.memory_format:

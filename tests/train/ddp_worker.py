@@ -82,26 +82,47 @@ def _exact_float32() -> None:
     torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
 
 
-def single_process_run(device: str = "cpu", mixed_precision: bool = False, masked: bool = False, aux: bool = False) -> dict:
+# A cosine in run time (train.lr_schedule_horizon=minutes): the run's clock is rank 0's alone, and
+# the progress it reads before step i is TIMED_PROGRESS[i] (uneven, as a real clock's would be).
+TIMED_TRAIN = dict(lr_schedule="cosine", lr_schedule_horizon="minutes", lr_total_steps=20000)
+TIMED_PROGRESS = (0.1, 0.35, 0.6, 0.9)
+
+
+def _timed_steps(trainer: Trainer, clock: list, batch_list) -> list:
+    """Train the batches, setting the clock before each step."""
+    losses = []
+    for progress, batch in zip(TIMED_PROGRESS, batch_list):
+        clock[0] = progress
+        losses.append(trainer.step(*batch))
+    return losses
+
+
+def single_process_run(device: str = "cpu", mixed_precision: bool = False, masked: bool = False, aux: bool = False,
+                       timed: bool = False) -> dict:
     """The reference: one process, the same initial weights and global batches."""
     _exact_float32()
-    cfg = training_config(aux, device=device, mixed_precision=mixed_precision)
+    cfg = training_config(aux, device=device, mixed_precision=mixed_precision, **(TIMED_TRAIN if timed else {}))
     net = initial_network(cfg)
-    trainer = Trainer(net, cfg.train, torch.device(device))
-    losses = [trainer.step(*batch) for batch in batches(masked, aux)]
+    clock = [0.0]
+    trainer = Trainer(net, cfg.train, torch.device(device), time_progress=(lambda: clock[0]) if timed else None)
+    losses = _timed_steps(trainer, clock, batches(masked, aux))
     return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses}
 
 
-def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false", masked: str = "false", aux: str = "false") -> dict:
+def train(ranks: Ranks, device: str = "cpu", mixed_precision: str = "false", masked: str = "false", aux: str = "false",
+          timed: str = "false") -> dict:
     """Rank 0 trains the fixed batches as the run would (config from here, the device of its rank:
-    cuda:LOCAL_RANK for "cuda"); the other ranks follow."""
+    cuda:LOCAL_RANK for "cuda"); the other ranks follow. `timed`: the cosine follows rank 0's clock."""
     _exact_float32()
     group = Group.connect(ranks)
     if ranks.rank == 0:
-        cfg = training_config(aux == "true", device=device, mixed_precision=mixed_precision == "true")
+        timed = timed == "true"
+        cfg = training_config(aux == "true", device=device, mixed_precision=mixed_precision == "true", **(TIMED_TRAIN if timed else {}))
         net = initial_network(cfg)
-        trainer = group.start(cfg, net, Trainer(net, cfg.train, group.device(cfg.train.device)))
-        losses = [trainer.step(*batch) for batch in batches(masked == "true", aux == "true")]
+        clock = [0.0]
+        trainer = Trainer(net, cfg.train, group.device(cfg.train.device), time_progress=(lambda: clock[0]) if timed else None)
+        trainer = group.start(cfg, net, trainer)
+        losses = _timed_steps(trainer, clock, batches(masked == "true", aux == "true"))
         group.close()
         return {"state": {k: v.cpu() for k, v in net.state_dict().items()}, "losses": losses, "steps": trainer.steps}
     trainer = group.follow()

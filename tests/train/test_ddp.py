@@ -124,6 +124,21 @@ def test_two_processes_train_the_auxiliary_heads_as_one_process(tmp_path):
             assert got[key] == pytest.approx(expected[key], rel=1e-4, abs=1e-6), key
 
 
+def test_a_learning_rate_in_run_time_is_rank_0s_on_every_process(tmp_path):
+    """train.lr_schedule_horizon=minutes: the cosine follows the run's clock, which only rank 0 has
+    (the others never see the run directory); every process trains each step with rank 0's
+    learning rate, so the weights are those of a single process with the same clock."""
+    single = ddp_worker.single_process_run(timed=True)
+    leader, follower = run_ranks("train", tmp_path, "cpu", "false", "false", "false", "true")
+    rates = [losses["lr"] for losses in single["losses"]]
+    assert len(set(rates)) == len(rates) and rates[-1] < 0.6 * rates[0], rates  # the clock moved the rate
+    for name, expected in single["state"].items():
+        torch.testing.assert_close(leader["state"][name], expected, rtol=1e-4, atol=1e-5, msg=lambda m: f"{name}: {m}")
+        torch.testing.assert_close(follower["state"][name], leader["state"][name], rtol=0, atol=0, msg=lambda m: f"{name}: {m}")
+    for got, expected in zip(leader["losses"], single["losses"]):
+        assert got["lr"] == pytest.approx(expected["lr"], rel=1e-12)
+
+
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs two GPUs (NCCL, torch.nn.SyncBatchNorm)")
 @pytest.mark.parametrize("mixed_precision", [False, True])
 def test_two_gpus_train_to_the_weights_of_one_gpu(tmp_path, mixed_precision):
