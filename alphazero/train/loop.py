@@ -30,6 +30,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from alphazero.train.config import RunConfig
 from alphazero.train.schema import Config, to_yaml
 from alphazero.fault_hooks import fault_point
 from alphazero.nn.checkpoint import CheckpointError, build_network, initialise_from, load_checkpoint, load_network, without_auxiliary_heads
@@ -206,6 +207,29 @@ def _damaged(path: Path, part: str, reason: str, way_out: Callable[[], str]) -> 
     raise CheckpointError(f"checkpoint {path} has an unusable {part} ({reason}); {way_out()}")
 
 
+def spent_budget(run: RunConfig, state: RunState, elapsed: float) -> str | None:
+    """Which of the run's budgets is used up after `elapsed` seconds of run time, as a sentence
+    that says how to raise it, or None. Each counts the whole run, earlier sessions included, so a
+    resumed run may start with one already spent (and a finished run's latest.pt, read back with
+    its `seconds`, says whether it is finished: `python -m alphazero.bench learning` asks so)."""
+    if run.max_iterations and state.iteration >= run.max_iterations:
+        return f"run.max_iterations={run.max_iterations} is reached (iteration {state.iteration}, every session counted)"
+    if run.max_minutes and elapsed >= run.max_minutes * 60:
+        more = math.ceil(elapsed / 60) + 60
+        return (f"run.max_minutes={run.max_minutes:g} is spent ({_duration(elapsed)} over every session of this "
+                f"run so far; run.max_minutes={more} gives it about an hour more)")
+    if run.max_steps and state.step >= run.max_steps:
+        return f"run.max_steps={run.max_steps} is reached (step {state.step}, every session counted)"
+    return None
+
+
+def saved_run_state(extra: dict) -> RunState:
+    """The counters a run's latest.pt carries (`extra`, without the generators): what a resume
+    continues from."""
+    known = {f.name for f in dataclasses.fields(RunState)}
+    return RunState(**{k: v for k, v in extra.items() if k in known})
+
+
 class TrainingRun:
     """One run directory's training, from fresh start or resume to a clean stop."""
 
@@ -243,10 +267,8 @@ class TrainingRun:
         if latest is not None:
             self._check_same_model(latest.model_config)
             check_resume_point(latest, cfg.train, checkpoints.checkpoint_dir(self.run_dir) / "latest.pt")
-            saved = dict(latest.extra)
-            saved_rng = saved.pop("rng", None)
-            known = {f.name for f in dataclasses.fields(RunState)}
-            self.state = RunState(**{k: v for k, v in saved.items() if k in known})
+            saved_rng = latest.extra.get("rng")
+            self.state = saved_run_state(latest.extra)
             # The run's clock continues before the trainer is built: a schedule in run time
             # (train.lr_schedule_horizon=minutes) restores its learning rate from it.
             self.seconds_at_start = self.state.seconds
@@ -350,19 +372,7 @@ class TrainingRun:
         return self._spent_budget() is not None
 
     def _spent_budget(self) -> str | None:
-        """Which of the run's budgets is used up, as a sentence that says how to raise it, or
-        None. Each counts the whole run, earlier sessions included, so a resumed run may start
-        with one already spent."""
-        run, state = self.cfg.run, self.state
-        if run.max_iterations and state.iteration >= run.max_iterations:
-            return f"run.max_iterations={run.max_iterations} is reached (iteration {state.iteration}, every session counted)"
-        if run.max_minutes and self._elapsed() >= run.max_minutes * 60:
-            more = math.ceil(self._elapsed() / 60) + 60
-            return (f"run.max_minutes={run.max_minutes:g} is spent ({_duration(self._elapsed())} over every session of this "
-                    f"run so far; run.max_minutes={more} gives it about an hour more)")
-        if run.max_steps and state.step >= run.max_steps:
-            return f"run.max_steps={run.max_steps} is reached (step {state.step}, every session counted)"
-        return None
+        return spent_budget(self.cfg.run, self.state, self._elapsed())
 
     def _record(self, report) -> None:
         """Count a worker report into this iteration's figures (games and positions from shards,

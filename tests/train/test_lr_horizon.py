@@ -127,3 +127,15 @@ def test_a_run_without_a_time_budget_counts_steps_and_says_so(tmp_path, caplog):
     assert run.trainer.time_progress is None
     assert "train.lr_schedule_horizon=minutes but run.max_minutes=0" in caplog.text
     assert "counts train.lr_total_steps=1000 steps instead" in caplog.text
+
+
+def test_run_max_minutes_counts_the_run_time_of_every_session(tmp_path):
+    """What the cosine's clock and the learning benchmark's resume rely on: a run resumed after
+    30 minutes of run time has 30 minutes behind it, so a 20-minute budget is already spent."""
+    run_dir = tmp_path / "run"
+    first = _set_up(_config(run_dir, max_minutes=60), run_dir)
+    first.seconds_at_start, first.started = 30 * 60.0, time.monotonic()
+    first.save()
+    assert _set_up(_config(run_dir, max_minutes=60, resume=True), run_dir).spent_at_start is None
+    spent = _set_up(_config(run_dir, max_minutes=20, resume=True), run_dir).spent_at_start
+    assert spent.startswith("run.max_minutes=20 is spent (30m0")  # 30 minutes and the seconds of this start
