@@ -76,6 +76,11 @@ class WorkStarted(Exception):
         (["mcts", "--opening-plies", "-3"], "--opening-plies", "must be >= 0, got -3"),
         (["faults", "--inference-server", "--kills", "0"], "--kills", "must be >= 1, got 0"),
         (["faults", "--bad-inputs-per-family", "-1"], "--bad-inputs-per-family", "must be >= 0, got -1"),
+        (["learning", "--run", "a=", "--minutes", "0"], "--minutes", "must be a number > 0, got 0"),
+        (["learning", "--run", "a=", "--minutes", "nan"], "--minutes", "must be a number > 0, got nan"),
+        (["learning", "--run", "a=", "--pairs", "0"], "--pairs", "must be >= 1, got 0"),
+        (["learning", "--run", "a=", "--reference-pairs", "0"], "--reference-pairs", "must be >= 1, got 0"),
+        (["learning", "--run", "a=", "--simulations", "-1"], "--simulations", "must be >= 0, got -1"),
     ],
 )
 def test_a_bad_number_is_refused_by_argparse_in_one_line_before_any_work(monkeypatch, capsys, argv, option, reason):
