@@ -254,6 +254,8 @@ def check_runs(runs: list[RunSpec], settings: Settings, config_dir: str) -> dict
                 saved = json.loads(files.spec.read_text())
             except ValueError as error:
                 raise LearningBenchError(f"--run {run.name}: {files.spec} is damaged ({error})") from None
+            if not isinstance(saved, dict):
+                raise LearningBenchError(f"--run {run.name}: {files.spec} is damaged (a {type(saved).__name__}, expected an object)")
             if saved != recorded_spec(run, settings):
                 raise LearningBenchError(
                     f"--run {run.name}: {files.root} holds a run started with other settings ({_describe(saved)}; now "
@@ -334,25 +336,34 @@ def replay_counts(run_dir: Path) -> tuple[int, int]:
 # Running
 
 
-def launch(command: list[str], log: Path, core: int | None, capture: bool) -> tuple[int, str]:
+def launch(command: list[str], log: Path, core: int | None, capture: bool, waiting: Callable[[], None] | None = None) -> tuple[int, str]:
     """Run `command` (pinned to `core` unless None) with its output appended to `log` as it
     comes; returns its exit status and, with `capture`, its last stdout line (then stdout is kept
-    from the log until the end: a result line, not a stream). The child shares this process
-    group, so a Ctrl-C or a SIGTERM to the group reaches it: training then saves and stops."""
+    from the log until the end: a result line, not a stream). `waiting` is called every
+    PROGRESS_SECONDS while the command runs. The child shares this process group, so a Ctrl-C or
+    a SIGTERM to the group reaches it: training then saves and stops."""
     if core is not None:
         command = [sys.executable, "-c", _PIN, str(core), *command]
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a") as handle:
         handle.write(f"\n== {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {shlex.join(command)}\n")
         handle.flush()
-        stdout = subprocess.PIPE if capture else handle
-        proc = subprocess.run(command, stdout=stdout, stderr=handle, stdin=subprocess.DEVNULL, text=True)
-        handle.write(proc.stdout or "")
-    lines = [line for line in (proc.stdout or "").splitlines() if line.strip()]
-    return proc.returncode, lines[-1] if lines else ""
+        if capture:
+            proc = subprocess.run(command, stdout=subprocess.PIPE, stderr=handle, stdin=subprocess.DEVNULL, text=True)
+            handle.write(proc.stdout)
+            lines = [line for line in proc.stdout.splitlines() if line.strip()]
+            return proc.returncode, lines[-1] if lines else ""
+        with subprocess.Popen(command, stdout=handle, stderr=handle, stdin=subprocess.DEVNULL) as proc:
+            while True:
+                try:
+                    return proc.wait(timeout=PROGRESS_SECONDS), ""
+                except subprocess.TimeoutExpired:
+                    if waiting is not None:
+                        waiting()
 
 
-Launch = Callable[[list[str], Path, "int | None", bool], "tuple[int, str]"]
+PROGRESS_SECONDS = 300.0  # a training run says where it is this often
+Launch = Callable[..., "tuple[int, str]"]  # launch's signature (tests stand in for it)
 
 
 @dataclass
@@ -397,7 +408,7 @@ class Pipeline:
                  + (f", resumed at {state.seconds / 60:.1f} min" if resume and state is not None else "")
                  + f" (log: {files.train_log})")
         command = [sys.executable, "-m", "alphazero.train", *train_arguments(self.run, self.settings, files, resume)]
-        status, _ = self.launch(command, files.train_log, self.core, False)
+        status, _ = self.launch(command, files.train_log, self.core, False, lambda: self.say(f"{self.run.name}: {training_status(files)}"))
         if self.stop.is_set():
             return
         state = training_state(files)
@@ -435,6 +446,16 @@ class Pipeline:
                 raise LearningBenchError(f"the match against {opponent.tag} exited {status}: {last_lines(files.eval_log)}")
             write_json_atomic(path, {"arguments": arguments, "result": result})
             self.say(f"{self.run.name} vs {opponent.tag}: {score_text(result)} ({time.monotonic() - started:.0f} s)")
+
+
+def training_status(files: RunFiles) -> str:
+    """The run log's latest status line without its time stamp (`iter 12 | games ... | 14m03s,
+    about 45m57s left`), or what the run is doing before its first."""
+    try:
+        lines = [line for line in (files.run_dir / "log.txt").read_text(errors="replace").splitlines() if " INFO iter " in line]
+    except OSError:
+        lines = []
+    return lines[-1].split(" INFO ", 1)[1] if lines else "starting (no iteration finished yet)"
 
 
 def last_lines(log: Path, count: int = 2) -> str:

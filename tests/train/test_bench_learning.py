@@ -163,8 +163,10 @@ class FakeLaunch:
     def __init__(self):
         self.commands = []
 
-    def __call__(self, command, log, core, capture):
+    def __call__(self, command, log, core, capture, waiting=None):
         self.commands.append(command)
+        if waiting is not None:
+            waiting()  # as a long training run's launch does every few minutes
         if "alphazero.arena" in command:
             return 0, json.dumps({"games": 4, "wins": 3, "draws": 0, "losses": 1, "score": 0.75, "elo_diff": 190.8, "elo_ci95": 300.0,
                                   "seconds": 1.0, "player_a": "a"})
@@ -208,7 +210,7 @@ def test_a_damaged_result_is_played_again(tmp_path):
 
 
 def test_a_match_that_fails_is_an_error_naming_its_log_and_writes_no_result(tmp_path):
-    def failing(command, log, core, capture):
+    def failing(command, log, core, capture, waiting=None):
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("error: GRhino answered ? illegal move\n")
         return 2, ""
@@ -250,7 +252,7 @@ def test_a_stopped_benchmark_starts_no_further_step(tmp_path):
 
 
 def test_a_failed_run_is_one_line_naming_it_after_the_others_finished_and_a_bug_keeps_its_traceback(tmp_path):
-    def failing_training(command, log, core, capture):
+    def failing_training(command, log, core, capture, waiting=None):
         if "alphazero.train" in command:
             raise learning.LearningBenchError("training exited 3 before its budget was spent: ProcessKeepsDying")
         return FakeLaunch()(command, log, core, capture)
@@ -267,6 +269,24 @@ def test_a_failed_run_is_one_line_naming_it_after_the_others_finished_and_a_bug_
     broken.error = TypeError("unsupported operand")
     with pytest.raises(TypeError, match="unsupported operand"):
         learning.report_failures([broken, fine])
+
+
+def test_a_long_command_says_where_it_is_every_few_minutes(tmp_path, monkeypatch):
+    monkeypatch.setattr(learning, "PROGRESS_SECONDS", 0.2)
+    calls = []
+    status, _ = learning.launch([sys.executable, "-c", "import time; time.sleep(1.5)"], tmp_path / "log", None, False, lambda: calls.append(1))
+    assert status == 0 and len(calls) >= 3  # 1.5 s of sleep (and a start) in windows of 0.2 s
+
+
+def test_a_training_runs_status_is_its_logs_latest_iteration_line(tmp_path):
+    files = learning.RunFiles(tmp_path / "a")
+    assert learning.training_status(files) == "starting (no iteration finished yet)"
+    files.run_dir.mkdir(parents=True)
+    (files.run_dir / "log.txt").write_text(
+        "2026-12-02 05:10:02 INFO starting 2 self-play worker(s)\n"
+        "2026-12-02 05:12:09 INFO iter 1 | games 128 (+128) | positions 7680 | 14m03s, about 45m57s left\n"
+        "2026-12-02 05:12:10 INFO arena: candidate vs best\n")
+    assert learning.training_status(files) == "iter 1 | games 128 (+128) | positions 7680 | 14m03s, about 45m57s left"
 
 
 def test_a_side_by_side_command_and_what_it_starts_run_on_their_core_only(tmp_path):
