@@ -53,6 +53,7 @@ from typing import Callable
 from alphazero.argtypes import non_negative_int, positive_float, positive_int
 from alphazero.arena.game_log import GameLog
 from alphazero.atomic import write_json_atomic
+from alphazero.console import count
 from alphazero.othello.game import GameState
 from alphazero.train.evaluation import GRHINO, baseline_spec
 
@@ -414,7 +415,8 @@ class Pipeline:
         state = training_state(files)
         if status != 0 or state is None or not training_done(self.cfg, state):
             raise LearningBenchError(f"training exited {status} before its budget was spent: {last_lines(files.train_log)}")
-        self.say(f"{self.run.name}: trained {state.seconds / 60:.1f} minutes: {state.iteration} iterations, {state.step} steps")
+        self.say(f"{self.run.name}: trained {state.seconds / 60:.1f} minutes: {count(state.iteration, 'iteration')}, "
+                 f"{count(state.step, 'step')}")
 
     def ship(self) -> None:
         from alphazero.train.ship import ship

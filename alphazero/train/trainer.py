@@ -105,6 +105,12 @@ def restore_optimizer(optimizer, scheduler, optimizer_state: dict, scheduler_sta
         changes.append(f"{prefix}.lr changed from {old_lr:g} to {cfg.lr:g}: applied from step {scheduler.last_epoch}")
     scheduler.base_lrs = [cfg.lr] * len(optimizer.param_groups)
     factor = lr_factor(scheduler.last_epoch, cfg, None if time_progress is None else time_progress())
+    saved_rate = optimizer_state["param_groups"][0].get("lr")
+    if old_lr == cfg.lr and isinstance(saved_rate, float) and abs(cfg.lr * factor - saved_rate) > 0.02 * saved_rate:
+        # Same base rate, another point on the curve: the schedule's settings changed (its kind,
+        # its horizon, or the time budget a run-time horizon follows). Applied, and said.
+        changes.append(f"the learning rate continues at {cfg.lr * factor:.3g}, not the checkpoint's {saved_rate:.3g}: "
+                       f"the schedule's settings changed ({prefix}.lr_schedule, its horizon or the time budget it follows)")
     for index, (group, values) in enumerate(zip(optimizer.param_groups, wanted)):
         group["initial_lr"] = cfg.lr
         group["lr"] = cfg.lr * factor

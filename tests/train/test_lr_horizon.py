@@ -120,6 +120,24 @@ def test_a_resumed_run_continues_the_cosine_from_the_run_time_in_latest_pt(tmp_p
     assert lr != pytest.approx(cfg.lr * lr_factor(40, cfg), rel=1e-2)  # the steps' value: near the top
 
 
+def test_a_run_resumed_with_a_longer_budget_climbs_back_up_the_cosine_and_says_so(tmp_path, caplog):
+    run_dir = tmp_path / "run"
+    first = _set_up(_config(run_dir, max_minutes=60), run_dir)
+    for _ in range(40):
+        first.trainer.optimizer.step()
+        first.trainer.scheduler.step()
+    first.state.step = 40
+    first.seconds_at_start, first.started = 54 * 60.0, time.monotonic()
+    first.trainer.optimizer.step()
+    first.trainer.scheduler.step()  # the rate at 54 of 60 minutes: near the floor
+    first.save()
+    caplog.set_level(logging.INFO, logger="alphazero.train")
+    resumed = _set_up(_config(run_dir, max_minutes=120, resume=True), run_dir)
+    cfg = resumed.cfg.train
+    assert resumed.trainer.optimizer.param_groups[0]["lr"] == pytest.approx(cfg.lr * lr_factor(41, cfg, 54 / 120), rel=1e-3)
+    assert "resume: the learning rate continues at 0.012, not the checkpoint's 0.00146: the schedule's settings changed" in caplog.text
+
+
 def test_a_run_without_a_time_budget_counts_steps_and_says_so(tmp_path, caplog):
     caplog.set_level(logging.INFO, logger="alphazero.train")
     run_dir = tmp_path / "run"
