@@ -116,7 +116,10 @@ def test_a_resumed_run_continues_the_cosine_from_the_run_time_in_latest_pt(tmp_p
     assert resumed.state.seconds == pytest.approx(1800, abs=5)
     lr = resumed.trainer.optimizer.param_groups[0]["lr"]
     cfg = resumed.cfg.train
-    assert lr == pytest.approx(cfg.lr * lr_factor(40, cfg, 0.5), rel=1e-3)
+    # The clock runs on while the resumed run is built (seconds on a loaded machine), and the
+    # cosine falls about 0.04% a second there: the rate lies between the saved time's and a few
+    # seconds later's.
+    assert cfg.lr * lr_factor(40, cfg, 1805 / 3600) <= lr <= cfg.lr * lr_factor(40, cfg, 0.5)
     assert lr != pytest.approx(cfg.lr * lr_factor(40, cfg), rel=1e-2)  # the steps' value: near the top
 
 
