@@ -11,7 +11,7 @@ from alphazero.replay.buffer import shard_name
 from alphazero.replay.shard import write_shard
 
 
-def random_record(rng, network: int) -> GameRecord:
+def random_record(rng, network) -> GameRecord:
     state, actions, policies = GameState.start(), [], []
     while not state.is_over():
         legal = state.legal_actions()
@@ -27,10 +27,11 @@ def random_record(rng, network: int) -> GameRecord:
                       black_margin=state.black_margin(), metadata={"network": network, "simulations": 8})
 
 
-def write_run_shard(run: Path, sequence: int, games: int, seed: int) -> Path:
+def write_run_shard(run: Path, sequence: int, games: int, seed: int, network=None) -> Path:
+    """A shard of `games` random games whose metadata names `network` (default: `sequence`)."""
     rng = np.random.default_rng(seed)
     path = run / "replay" / shard_name(sequence, "w0")
-    write_shard(path, [random_record(rng, network=sequence) for _ in range(games)])
+    write_shard(path, [random_record(rng, network=sequence if network is None else network) for _ in range(games)])
     return path
 
 

@@ -9,10 +9,6 @@ ALPHAZERO_UPDATE_SCREENSHOT=1 to write it; otherwise it goes to the test's tempo
 import os
 import re
 import shutil
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 
 import pytest
@@ -20,8 +16,6 @@ import pytest
 pytest.importorskip("flask", reason='Flask not installed (pip install -e ".[web]")')
 selenium = pytest.importorskip("selenium", reason='selenium not installed (pip install -e ".[browser-test]")')
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
@@ -30,62 +24,29 @@ from alphazero.othello.game import GameState  # noqa: E402
 from alphazero.othello.notation import parse_transcript  # noqa: E402
 from alphazero.play.choosers import default_checkpoint  # noqa: E402
 from tests.conftest import REPO_ROOT  # noqa: E402
+from tests.web.browser import NEEDS_CHROMIUM, board_process, chromium, idle, text  # noqa: E402
 from tests.web.helpers import snapshot  # noqa: E402
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
 SCREENSHOT = REPO_ROOT / "docs" / "web-board.png"
 OPENING = "f5d6c3d3c4f4f6f3e6e7"  # 10 plies; the search spreads its visits over three moves here
 NEAR_END = "OOXXOOO-XOXXOOO-XXOOOXOOXOOOOXXOXOXOOOOOXOOXOOOOXOXOOOOOXXOOOOOO X"
 
 # About 40 s (a whole game, clicked): kept out of the default suite; .ci/run runs it with -m slow.
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
-                       reason="Chromium or chromedriver not installed (apt-get install -y chromium chromium-driver)"),
-]
+pytestmark = [pytest.mark.slow, NEEDS_CHROMIUM]
 
 
 @pytest.fixture(scope="module")
 def server(tiny_run):
     if default_checkpoint() is None:
         pytest.skip("no shipped default network")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "alphazero.web", "--port", "0", "--simulations", "4", "--run", str(tiny_run)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO_ROOT,
-    )
-    log = []
-    threading.Thread(target=lambda: log.extend(process.stderr), daemon=True).start()
-    line = process.stdout.readline()
-    match = re.match(r"alphazero\.web: serving (http://127\.0\.0\.1:\d+/)", line)
-    assert match, f"no address line (got {line!r}); log: {''.join(log)}"
-    yield match.group(1), log
-    process.terminate()
-    process.wait(timeout=30)
+    with board_process("--simulations", "4", "--run", str(tiny_run)) as (address, log):
+        yield address, log
 
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="chromium-profile-")
-    for argument in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                     "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1280,1100"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_script_timeout(60)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
-
-
-def idle(driver, timeout=120):
-    WebDriverWait(driver, timeout).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-busy") == "0")
-
-
-def text(driver, element_id):
-    return driver.find_element(By.ID, element_id).text
+    with chromium() as driver:
+        yield driver
 
 
 def page_moves(driver):

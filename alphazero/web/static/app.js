@@ -1,11 +1,16 @@
 // The web board's page: plain JavaScript, no build step. The game lives here (start position and
 // moves, every pass explicit as "pa"); the server checks every move and runs the network
 // (alphazero/web/server.py lists the API). Errors from the server are shown in #error.
+//
+// Everything the server sends (file names, run metadata, TensorBoard tags, messages) is put into
+// the page as text: nodes are built with createElement and textContent, never by parsing markup
+// (tests/web/test_web_static.py holds this file to that).
 "use strict";
 
 const COLUMNS = "abcdefgh";
 const RUN_REFRESH_MS = 15000;
 const CURVE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
+const SVG = "http://www.w3.org/2000/svg";
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,6 +28,29 @@ const play = {
 const run = { dir: "", game: null, ply: 0, timer: null, listed: "" };
 
 // ---------------------------------------------------------------------------------------------
+// Building the page's nodes: text only
+
+// An element with `props` (className, id, title, dataset, ...) and `children` (nodes, or strings
+// put in as text nodes).
+function el(tag, props, ...children) {
+  const element = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (key === "dataset") Object.assign(element.dataset, value);
+    else element[key] = value;
+  }
+  element.append(...children.map((child) => (typeof child === "string" ? document.createTextNode(child) : child)));
+  return element;
+}
+
+// An SVG element with `attributes`, and `text` as its text when given.
+function svgEl(tag, attributes, text) {
+  const element = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Talking to the server
 
 let busy = 0;
@@ -34,21 +62,21 @@ function setBusy(delta) {
 
 function showError(message) {
   const box = $("error");
-  if (message) {
-    box.textContent = message;
-    box.hidden = false;
-  } else {
-    box.textContent = "";
-    box.hidden = true;
-  }
+  box.textContent = message || "";
+  box.hidden = !message;
 }
 
+// `payload` given: a POST of it as JSON.
 async function api(path, payload) {
   setBusy(1);
   try {
-    const options = payload === undefined ? {} : {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload),
-    };
+    const headers = {};
+    const options = { headers };
+    if (payload !== undefined) {
+      options.method = "POST";
+      headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify(payload);
+    }
     const response = await fetch(path, options);
     let data;
     try {
@@ -75,8 +103,7 @@ function squareName(row, col) {
 // Draw `position` (the server's description) into `container`. options: legal (clickable squares),
 // last (square of the last move), flipped (squares), heat ({square: probability}), onClick.
 function renderBoard(container, position, options) {
-  container.innerHTML = "";
-  container.appendChild(label(""));
+  container.replaceChildren(label(""));
   for (let col = 0; col < 8; col++) container.appendChild(label(COLUMNS[col]));
   const legal = new Set(options.legal || []);
   const flipped = new Set(options.flipped || []);
@@ -86,15 +113,9 @@ function renderBoard(container, position, options) {
     container.appendChild(label(String(row + 1)));
     for (let col = 0; col < 8; col++) {
       const name = squareName(row, col);
-      const cell = document.createElement("div");
-      cell.className = "cell";
-      cell.dataset.square = name;
+      const cell = el("div", { className: "cell", dataset: { square: name } });
       const owner = position.board[row][col];
-      if (owner === "X" || owner === "O") {
-        const disc = document.createElement("div");
-        disc.className = "disc " + (owner === "X" ? "black" : "white");
-        cell.appendChild(disc);
-      }
+      if (owner === "X" || owner === "O") cell.appendChild(el("div", { className: "disc " + (owner === "X" ? "black" : "white") }));
       if (legal.has(name)) {
         cell.classList.add("legal");
         if (options.onClick) cell.addEventListener("click", () => options.onClick(name));
@@ -102,13 +123,7 @@ function renderBoard(container, position, options) {
       if (name === options.last) cell.classList.add("last");
       if (flipped.has(name)) cell.classList.add("flipped");
       if (heat && heat[name] !== undefined && heat[name] > 0) {
-        const share = heat[name];
-        const overlay = document.createElement("div");
-        overlay.className = "heat";
-        overlay.dataset.prior = share.toFixed(4);
-        overlay.style.background = `rgba(220, 30, 30, ${(0.15 + 0.75 * share / maxHeat).toFixed(3)})`;
-        overlay.textContent = share >= 0.005 ? Math.round(100 * share) : "·";
-        cell.appendChild(overlay);
+        cell.appendChild(heatOverlay(heat[name], maxHeat));
         cell.classList.add("heatmapped");
       }
       container.appendChild(cell);
@@ -116,11 +131,15 @@ function renderBoard(container, position, options) {
   }
 }
 
+function heatOverlay(share, maxHeat) {
+  const overlay = el("div", { className: "heat", dataset: { prior: share.toFixed(4) } },
+    share >= 0.005 ? String(Math.round(100 * share)) : "·");
+  overlay.style.background = `rgba(220, 30, 30, ${(0.15 + 0.75 * share / maxHeat).toFixed(3)})`;
+  return overlay;
+}
+
 function label(text) {
-  const element = document.createElement("div");
-  element.className = "label";
-  element.textContent = text;
-  return element;
+  return el("div", { className: "label" }, text);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -158,17 +177,20 @@ function renderPlay() {
     onClick: humanTurn ? humanMove : null,
   });
   $("score").textContent = `Black ${position.black_discs} – White ${position.white_discs}   (${position.empties} empty)`;
-  let status;
-  if (position.over) status = `Game over: ${position.result}.`;
-  else if (!latest) status = `${capital(position.to_move)} to move.`;
-  else if (humanPlays(position.to_move)) status = `${capital(position.to_move)} to move (you).`;
-  else if (play.aiFailed) status = `${capital(position.to_move)} to move: the AI could not move (see the message); change the network or budget to retry.`;
-  else status = `${capital(position.to_move)} to move: the AI is thinking…`;
-  $("status").textContent = status;
+  $("status").textContent = statusText(position, latest);
   $("viewing").hidden = latest;
   $("viewing-ply").textContent = latest ? "" : String(play.view);
   renderMoves();
   renderValueChart();
+}
+
+function statusText(position, latest) {
+  const side = capital(position.to_move);
+  if (position.over) return `Game over: ${position.result}.`;
+  if (!latest) return `${side} to move.`;
+  if (humanPlays(position.to_move)) return `${side} to move (you).`;
+  if (play.aiFailed) return `${side} to move: the AI could not move (see the message); change the network or budget to retry.`;
+  return `${side} to move: the AI is thinking…`;
 }
 
 function capital(text) {
@@ -176,25 +198,19 @@ function capital(text) {
 }
 
 function renderMoves() {
-  const container = $("moves");
-  container.innerHTML = "";
   const plies = play.position ? play.position.plies : [];
-  const start = document.createElement("span");
-  start.className = "ply" + (play.view === 0 ? " current" : "");
-  start.dataset.ply = "0";
-  start.textContent = "start";
-  start.addEventListener("click", () => viewPly(0));
-  container.appendChild(start);
+  const items = [plyLink(0, "start", null)];
   plies.forEach((ply, index) => {
-    container.appendChild(document.createTextNode(" "));
-    const span = document.createElement("span");
-    span.className = "ply" + (play.view === index + 1 ? " current" : "");
-    span.dataset.ply = String(index + 1);
-    span.title = `${ply.color}, ply ${index + 1}`;
-    span.textContent = `${index + 1}.${ply.color === "black" ? "●" : "○"}${ply.move}`;
-    span.addEventListener("click", () => viewPly(index + 1));
-    container.appendChild(span);
+    items.push(" ", plyLink(index + 1, `${index + 1}.${ply.color === "black" ? "●" : "○"}${ply.move}`, `${ply.color}, ply ${index + 1}`));
   });
+  $("moves").replaceChildren(...items);
+}
+
+function plyLink(index, text, title) {
+  const span = el("span", { className: "ply" + (play.view === index ? " current" : ""), dataset: { ply: String(index) } }, text);
+  if (title) span.title = title;
+  span.addEventListener("click", () => viewPly(index));
+  return span;
 }
 
 async function setGame(position) {
@@ -209,6 +225,7 @@ async function setGame(position) {
   await maybeAiMove();
 }
 
+// Run `action`, showing what it throws in #error.
 async function guarded(action) {
   try {
     showError(null);
@@ -288,7 +305,7 @@ async function analyse() {
   await guarded(async () => {
     const position = shownPosition();
     const moves = play.view === null ? play.moves : play.moves.slice(0, play.view);
-    $("analysis").innerHTML = '<p class="hint">Analysing…</p>';
+    $("analysis").replaceChildren(el("p", { className: "hint" }, "Analysing…"));
     const result = await api("/api/analyse", { start: play.start, moves, ...settings() });
     play.heat = result.network.policy;
     renderPlay();
@@ -305,32 +322,56 @@ function signed(value, digits) {
   return (value >= 0 ? "+" : "") + Number(value).toFixed(digits);
 }
 
+function percent(fraction, digits) {
+  return fmt(fraction === null || fraction === undefined ? null : 100 * fraction, digits);
+}
+
 function renderAnalysis(result, position) {
   const net = result.network;
   const search = result.search;
   const who = capital(net.to_move);
-  let html = `<p><span class="big" id="analysis-value">${signed(net.value, 3)}</span> network value for ${who}
-    (<span id="analysis-win">${fmt(100 * net.win, 1)}</span>% win); the heat map is its policy (%).</p>`;
+  const parts = [el("p", {},
+    el("span", { className: "big", id: "analysis-value" }, signed(net.value, 3)),
+    ` network value for ${who} (`, el("span", { id: "analysis-win" }, fmt(100 * net.win, 1)),
+    "% win); the heat map is its policy (%).")];
   if (search) {
-    html += `<p>Search (${search.simulations} simulations, ${fmt(search.seconds, 2)} s): plays
-      <b id="analysis-best">${search.move}</b>, value ${signed(search.value, 3)} (${fmt(search.win === null ? null : 100 * search.win, 1)}% win).</p>`;
-    if (search.solver) {
-      const score = search.solver.score;
-      const outcome = score > 0 ? `${who} wins by ${score}` : score < 0 ? `${who} loses by ${-score}` : "a draw";
-      html += `<p id="analysis-solver"><b>Exact solver</b> (${search.solver.empties} empties): ${outcome} with perfect play; best move <b>${search.solver.best}</b>.</p>`;
-    }
-    html += `<p>Principal variation: <span class="pv" id="analysis-pv">${search.pv.join(" ")}</span></p>`;
-    html += '<table class="table" id="analysis-moves"><thead><tr><th>move</th><th>visits</th><th>share</th><th>Q</th><th>win %</th><th>prior</th></tr></thead><tbody>';
-    for (const move of search.moves.slice(0, 8)) {
-      const prior = move.move === "pa" ? net.pass : (net.policy[move.move] || 0);
-      html += `<tr class="candidate"><td>${move.move}</td><td>${move.visits}</td><td>${fmt(100 * move.share, 1)}%</td>
-        <td>${signed(move.q, 3)}</td><td>${fmt(move.win === null ? null : 100 * move.win, 1)}</td><td>${fmt(100 * prior, 1)}%</td></tr>`;
-    }
-    html += "</tbody></table>";
+    parts.push(searchParagraph(search));
+    if (search.solver) parts.push(solverParagraph(search.solver, who));
+    parts.push(el("p", {}, "Principal variation: ", el("span", { className: "pv", id: "analysis-pv" }, search.pv.join(" "))));
+    parts.push(candidatesTable(search.moves.slice(0, 8), net));
   } else {
-    html += `<p>The game is over: ${position.result}.</p>`;
+    parts.push(el("p", {}, `The game is over: ${position.result}.`));
   }
-  $("analysis").innerHTML = html;
+  $("analysis").replaceChildren(...parts);
+}
+
+function visitsText(search) {
+  return `${search.simulations} simulations`;
+}
+
+function searchParagraph(search) {
+  const stopped = search.stopped ? `; ${search.stopped}` : "";
+  return el("p", { id: "analysis-search" },
+    "Search (", el("span", { id: "analysis-visits" }, visitsText(search)), `, ${fmt(search.seconds, 2)} s${stopped}): plays `,
+    el("b", { id: "analysis-best" }, search.move),
+    `, value ${signed(search.value, 3)} (${percent(search.win, 1)}% win).`);
+}
+
+function solverParagraph(solver, who) {
+  const score = solver.score;
+  const outcome = score > 0 ? `${who} wins by ${score}` : score < 0 ? `${who} loses by ${-score}` : "a draw";
+  return el("p", { id: "analysis-solver" }, el("b", {}, "Exact solver"),
+    ` (${solver.empties} empties): ${outcome} with perfect play; best move `, el("b", {}, solver.best), ".");
+}
+
+function candidatesTable(moves, net) {
+  const head = el("thead", {}, el("tr", {}, ...["move", "visits", "share", "Q", "win %", "prior"].map((h) => el("th", {}, h))));
+  const rows = moves.map((move) => {
+    const prior = move.move === "pa" ? net.pass : (net.policy[move.move] || 0);
+    const cells = [move.move, String(move.visits), `${percent(move.share, 1)}%`, signed(move.q, 3), percent(move.win, 1), `${percent(prior, 1)}%`];
+    return el("tr", { className: "candidate" }, ...cells.map((text) => el("td", {}, text)));
+  });
+  return el("table", { className: "table", id: "analysis-moves" }, head, el("tbody", {}, ...rows));
 }
 
 function renderValueChart() {
@@ -341,9 +382,7 @@ function renderValueChart() {
 
 function download(text, name) {
   const blob = new Blob([text], { type: "text/plain" });
-  const link = document.createElement("a");
-  link.href = URL.createObjectURL(blob);
-  link.download = name;
+  const link = el("a", { href: URL.createObjectURL(blob), download: name });
   document.body.appendChild(link);
   link.click();
   link.remove();
@@ -366,13 +405,14 @@ async function loadText() {
 // ---------------------------------------------------------------------------------------------
 // Charts: inline SVG polylines, no library
 
+const CHART_WIDTH = 420, CHART_PAD = 24;
+
+// `series`: [{name, points: [[x, y], ...]}]; options: yMin, yMax (else the data's), marker (an x).
 function drawChart(svg, series, options) {
-  const width = 420, height = Number(svg.getAttribute("viewBox").split(" ")[3]);
-  const pad = 24;
-  svg.innerHTML = "";
+  const height = Number(svg.getAttribute("viewBox").split(" ")[3]);
   const all = series.flatMap((s) => s.points);
   if (!all.length) {
-    svg.innerHTML = `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" font-size="12" fill="#888">no data yet</text>`;
+    svg.replaceChildren(svgEl("text", { x: CHART_WIDTH / 2, y: height / 2, "text-anchor": "middle", "font-size": 12, fill: "#888" }, "no data yet"));
     return;
   }
   const xs = all.map((p) => p[0]), ys = all.map((p) => p[1]);
@@ -380,26 +420,34 @@ function drawChart(svg, series, options) {
   let yMin = options.yMin !== undefined ? options.yMin : Math.min(...ys);
   let yMax = options.yMax !== undefined ? options.yMax : Math.max(...ys);
   if (yMax - yMin < 1e-9) { yMin -= 1; yMax += 1; }
-  const X = (x) => pad + (width - 2 * pad) * (x - xMin) / (xMax - xMin);
-  const Y = (y) => height - pad + (2 * pad - height) * (y - yMin) / (yMax - yMin);
-  let html = `<line x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="#bbb"/>`;
-  if (yMin < 0 && yMax > 0) html += `<line x1="${pad}" y1="${Y(0)}" x2="${width - pad}" y2="${Y(0)}" stroke="#ddd" stroke-dasharray="3"/>`;
-  html += `<text x="2" y="${pad - 10}" font-size="10" fill="#666">${fmtAxis(yMax)}</text>`;
-  html += `<text x="2" y="${height - pad + 4}" font-size="10" fill="#666">${fmtAxis(yMin)}</text>`;
-  html += `<text x="${pad}" y="${height - 6}" font-size="10" fill="#666">${fmtAxis(xMin)}</text>`;
-  html += `<text x="${width - pad}" y="${height - 6}" font-size="10" fill="#666" text-anchor="end">${fmtAxis(xMax)}</text>`;
-  series.forEach((s, index) => {
-    const color = CURVE_COLORS[index % CURVE_COLORS.length];
-    const points = s.points.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(" ");
-    html += `<polyline class="series" data-name="${s.name}" fill="none" stroke="${color}" stroke-width="1.8" points="${points}"/>`;
-    if (s.points.length < 40) {
-      for (const p of s.points) html += `<circle cx="${X(p[0]).toFixed(1)}" cy="${Y(p[1]).toFixed(1)}" r="2" fill="${color}"/>`;
-    }
-  });
+  const X = (x) => CHART_PAD + (CHART_WIDTH - 2 * CHART_PAD) * (x - xMin) / (xMax - xMin);
+  const Y = (y) => height - CHART_PAD + (2 * CHART_PAD - height) * (y - yMin) / (yMax - yMin);
+  const nodes = chartAxes(height, xMin, xMax, yMin, yMax, Y);
+  series.forEach((s, index) => nodes.push(...seriesNodes(s, CURVE_COLORS[index % CURVE_COLORS.length], X, Y)));
   if (options.marker !== undefined && options.marker !== null && options.marker >= 0) {
-    html += `<line x1="${X(options.marker)}" y1="${pad}" x2="${X(options.marker)}" y2="${height - pad}" stroke="#e33" stroke-width="1"/>`;
+    nodes.push(svgEl("line", { x1: X(options.marker), y1: CHART_PAD, x2: X(options.marker), y2: height - CHART_PAD, stroke: "#e33", "stroke-width": 1 }));
   }
-  svg.innerHTML = html;
+  svg.replaceChildren(...nodes);
+}
+
+function chartAxes(height, xMin, xMax, yMin, yMax, Y) {
+  const label = (x, y, text, anchor) => svgEl("text", { x, y, "font-size": 10, fill: "#666", "text-anchor": anchor || "start" }, fmtAxis(text));
+  const nodes = [svgEl("line", { x1: CHART_PAD, y1: height - CHART_PAD, x2: CHART_WIDTH - CHART_PAD, y2: height - CHART_PAD, stroke: "#bbb" })];
+  if (yMin < 0 && yMax > 0) nodes.push(svgEl("line", { x1: CHART_PAD, y1: Y(0), x2: CHART_WIDTH - CHART_PAD, y2: Y(0), stroke: "#ddd", "stroke-dasharray": 3 }));
+  nodes.push(label(2, CHART_PAD - 10, yMax), label(2, height - CHART_PAD + 4, yMin));
+  nodes.push(label(CHART_PAD, height - 6, xMin), label(CHART_WIDTH - CHART_PAD, height - 6, xMax, "end"));
+  return nodes;
+}
+
+function seriesNodes(s, color, X, Y) {
+  const points = s.points.map((p) => `${X(p[0]).toFixed(1)},${Y(p[1]).toFixed(1)}`).join(" ");
+  const line = svgEl("polyline", { class: "series", fill: "none", stroke: color, "stroke-width": 1.8, points });
+  line.dataset.name = s.name;
+  const nodes = [line];
+  if (s.points.length < 40) {
+    for (const p of s.points) nodes.push(svgEl("circle", { cx: X(p[0]).toFixed(1), cy: Y(p[1]).toFixed(1), r: 2, fill: color }));
+  }
+  return nodes;
 }
 
 function fmtAxis(value) {
@@ -407,7 +455,11 @@ function fmtAxis(value) {
 }
 
 function legend(element, series) {
-  element.innerHTML = series.map((s, i) => `<span style="color:${CURVE_COLORS[i % CURVE_COLORS.length]}">■ ${s.name}</span>`).join("");
+  element.replaceChildren(...series.map((s, i) => {
+    const entry = el("span", {}, `■ ${s.name}`);
+    entry.style.color = CURVE_COLORS[i % CURVE_COLORS.length];
+    return entry;
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,13 +474,12 @@ async function openRun() {
   await refreshRun(true);
 }
 
-async function refreshRun(reportErrors) {
+// `clearErrors`: a fresh look (the tab opened, Open pressed), which clears the message shown.
+async function refreshRun(clearErrors) {
   try {
-    if (reportErrors) showError(null);
-    const games = await api("/api/run/games" + runQuery());
-    renderRunGames(games);
-    const curves = await api("/api/run/curves" + runQuery());
-    renderCurves(curves);
+    if (clearErrors) showError(null);
+    renderRunGames(await api("/api/run/games" + runQuery()));
+    renderCurves(await api("/api/run/curves" + runQuery()));
   } catch (err) {
     showError(err.message);
   }
@@ -438,22 +489,22 @@ function renderRunGames(data) {
   const summary = `${data.run}: ${data.shards} shard(s); showing the newest ${data.games.length} game(s).` +
     (data.problems.length ? ` Unreadable: ${data.problems.join("; ")}` : "");
   $("run-summary").textContent = summary;
-  const body = $("run-games").querySelector("tbody");
   const listed = JSON.stringify(data.games.map((g) => g.id));
   if (listed === run.listed) return;  // nothing new: keep the rows (and the selection)
   run.listed = listed;
-  body.innerHTML = "";
-  for (const game of data.games) {
-    const row = document.createElement("tr");
-    row.className = "game" + (run.game && run.game.id === game.id ? " current" : "");
-    row.dataset.id = game.id;
-    const margin = game.black_margin;
-    const result = margin > 0 ? `B+${margin}` : margin < 0 ? `W+${-margin}` : "draw";
-    const network = game.meta.network !== undefined ? game.meta.network : (game.meta.network_id !== undefined ? game.meta.network_id : "");
-    row.innerHTML = `<td>${game.shard.replace(/^shard-/, "").replace(/\.npz$/, "")}:${game.index}</td><td>${game.plies}</td><td>${result}</td><td>${network}</td>`;
-    row.addEventListener("click", () => openRunGame(game.id));
-    body.appendChild(row);
-  }
+  $("run-games").querySelector("tbody").replaceChildren(...data.games.map(runGameRow));
+}
+
+function runGameRow(game) {
+  const margin = game.black_margin;
+  const result = margin > 0 ? `B+${margin}` : margin < 0 ? `W+${-margin}` : "draw";
+  const meta = game.meta;
+  const network = meta.network !== undefined ? meta.network : (meta.network_id !== undefined ? meta.network_id : "");
+  const name = `${game.shard.replace(/^shard-/, "").replace(/\.npz$/, "")}:${game.index}`;
+  const row = el("tr", { className: "game" + (run.game && run.game.id === game.id ? " current" : ""), dataset: { id: game.id } },
+    ...[name, String(game.plies), result, String(network)].map((text) => el("td", {}, text)));
+  row.addEventListener("click", () => openRunGame(game.id));
+  return row;
 }
 
 function renderCurves(data) {
@@ -469,11 +520,8 @@ async function openRunGame(id) {
   try {
     showError(null);
     run.game = await api("/api/run/game" + runQuery("&id=" + encodeURIComponent(id)));
-    run.positions = [];
-    // The positions of every ply, described by the server (one request for the whole game).
     for (const row of $("run-games").querySelectorAll("tr.game")) row.classList.toggle("current", row.dataset.id === id);
-    const slider = $("run-slider");
-    slider.max = String(run.game.moves.length);
+    $("run-slider").max = String(run.game.moves.length);
     await showRunPly(0);
   } catch (err) {
     showError(err.message);
@@ -495,14 +543,18 @@ async function showRunPly(ply) {
   $("run-slider").value = String(ply);
   const margin = game.black_margin;
   $("run-info").textContent = `Game ${game.id}: ${game.moves.length} plies, ${margin > 0 ? "Black wins by " + margin : margin < 0 ? "White wins by " + -margin : "draw"}.`;
-  const value = ply < game.moves.length ? game.root_values[ply] : null;
-  const next = ply < game.moves.length ? game.moves[ply] : null;
-  $("run-ply").innerHTML = position.over
-    ? `Ply <span id="run-ply-number">${ply}</span>: the end (${position.result}).`
-    : `Ply <span id="run-ply-number">${ply}</span>: ${capital(position.to_move)} to move; search value
-       <span id="run-value">${signed(value, 3)}</span> for the side to move; played <b>${next}</b>. Heat map: the search's policy (%).`;
+  $("run-ply").replaceChildren(...runPlyText(position, ply, game));
   const values = game.root_values.map((v, i) => [i, v === null ? 0 : (i % 2 === 0 ? v : -v)]);
   drawChart($("run-value-chart"), [{ name: "search value for the first player", points: values }], { yMin: -1, yMax: 1, marker: ply });
+}
+
+function runPlyText(position, ply, game) {
+  const number = el("span", { id: "run-ply-number" }, String(ply));
+  if (position.over) return ["Ply ", number, `: the end (${position.result}).`];
+  const value = ply < game.moves.length ? game.root_values[ply] : null;
+  const next = ply < game.moves.length ? game.moves[ply] : "";
+  return ["Ply ", number, `: ${capital(position.to_move)} to move; search value `, el("span", { id: "run-value" }, signed(value, 3)),
+    " for the side to move; played ", el("b", {}, next), ". Heat map: the search's policy (%)."];
 }
 
 function scheduleRunRefresh() {
@@ -522,7 +574,7 @@ function switchTab(name) {
   if (name === "run" && run.dir) refreshRun(true);
 }
 
-async function init() {
+function listen() {
   for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => switchTab(tab.dataset.tab));
   $("new-game").addEventListener("click", newGame);
   $("undo").addEventListener("click", undo);
@@ -542,14 +594,21 @@ async function init() {
   $("run-next").addEventListener("click", () => showRunPly(run.ply + 1));
   $("run-last").addEventListener("click", () => showRunPly(run.game ? run.game.moves.length : 0));
   $("run-slider").addEventListener("input", (event) => showRunPly(Number(event.target.value)));
+}
+
+function applyConfig(config) {
+  $("checkpoint").value = config.checkpoint;
+  $("checkpoints").replaceChildren(...config.checkpoints.map((path) => el("option", { value: path })));
+  $("simulations").value = config.seconds ? "" : config.simulations;
+  $("seconds").value = config.seconds || "";
+  run.dir = config.run || "";
+  $("run-dir").value = run.dir;
+}
+
+async function init() {
+  listen();
   try {
-    const config = await api("/api/config");
-    $("checkpoint").value = config.checkpoint;
-    $("checkpoints").innerHTML = config.checkpoints.map((c) => `<option value="${c}"></option>`).join("");
-    $("simulations").value = config.seconds ? "" : config.simulations;
-    $("seconds").value = config.seconds || "";
-    run.dir = config.run || "";
-    $("run-dir").value = run.dir;
+    applyConfig(await api("/api/config"));
     scheduleRunRefresh();
   } catch (err) {
     showError(err.message);

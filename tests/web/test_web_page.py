@@ -1,0 +1,90 @@
+"""What the web board's page shows, in headless Chromium: data from disk as text (file names, shard
+metadata and TensorBoard tags carrying markup run nothing). Skipped with the reason where Chromium,
+chromedriver or selenium is missing."""
+
+import pytest
+
+pytest.importorskip("flask", reason='Flask not installed (pip install -e ".[web]")')
+pytest.importorskip("selenium", reason='selenium not installed (pip install -e ".[browser-test]")')
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from alphazero.play.choosers import default_checkpoint  # noqa: E402
+from tests.web.browser import NEEDS_CHROMIUM, board_process, chromium, idle, text  # noqa: E402
+from tests.web.helpers import write_run_shard  # noqa: E402
+
+# Markup that runs script if it is ever parsed as HTML, and leaves an element behind either way
+# (the page's Content-Security-Policy would stop the script, not the element).
+MARKUP = '"><img src=x onerror=window.__xss=1><b id=injected>'
+
+pytestmark = [pytest.mark.slow, NEEDS_CHROMIUM]
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    """A run whose directory name, checkpoint file name, shard metadata and TensorBoard tags carry
+    markup, beside ordinary curves (Elo in the hundreds, scores in 0..1, losses)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    run = tmp_path_factory.mktemp("run") / f"run-{MARKUP}"
+    (run / "replay").mkdir(parents=True)
+    write_run_shard(run, 1, games=2, seed=1, network=MARKUP)
+    (run / "checkpoints").mkdir()
+    (run / "checkpoints" / f"{MARKUP}.pt").write_bytes(b"listed, never loaded")
+    writer = SummaryWriter(str(run / "tb"))
+    for step in range(0, 500, 100):
+        writer.add_scalar("loss/policy", 2.0 - step / 1000, step)
+        writer.add_scalar("arena/score", 0.5 + step / 2000, step)
+        writer.add_scalar("elo/best", 100 + step, step)
+        writer.add_scalar(f"elo/{MARKUP}", 50 + step / 2, step)
+        writer.add_scalar(f"eval/score_vs_{MARKUP}", 0.3 + step / 1000, step)
+    writer.close()
+    return run
+
+
+@pytest.fixture(scope="module")
+def server(hostile_run):
+    if default_checkpoint() is None:
+        pytest.skip("no shipped default network")
+    with board_process("--simulations", "16", "--run", str(hostile_run)) as (address, log):
+        yield address, log
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture()
+def page(server, browser):
+    """The page freshly loaded and idle: (driver, the server's log)."""
+    address, log = server
+    browser.get(address)
+    idle(browser)
+    return browser, log
+
+
+def nothing_ran(driver):
+    assert driver.execute_script("return window.__xss") is None
+    assert driver.find_elements(By.TAG_NAME, "img") == [] and driver.find_elements(By.ID, "injected") == []
+
+
+def test_file_names_shard_metadata_and_tags_carrying_markup_are_shown_as_text(page, hostile_run):
+    driver, _ = page
+    offered = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#checkpoints option")]
+    assert str(hostile_run / "checkpoints" / f"{MARKUP}.pt") in offered
+    driver.find_element(By.ID, "tab-run").click()
+    WebDriverWait(driver, 60).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#run-games tr.game")) == 2)
+    idle(driver)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#run-games tr.game")
+    assert [row.find_elements(By.TAG_NAME, "td")[3].text for row in rows] == [MARKUP, MARKUP]
+    assert f"elo/{MARKUP}" in text(driver, "strength-legend") and f"eval/score_vs_{MARKUP}" in text(driver, "strength-legend")
+    names = [line.get_attribute("data-name") for line in driver.find_elements(By.CSS_SELECTOR, "#strength-chart polyline.series")]
+    assert f"elo/{MARKUP}" in names
+    assert text(driver, "run-summary").startswith(str(hostile_run))
+    rows[0].click()
+    idle(driver)
+    assert text(driver, "run-ply-number") == "0"
+    nothing_ran(driver)
