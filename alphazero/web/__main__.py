@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: the web board plays and analyses with a network: give --checkpoint, not --player", file=sys.stderr)
         return 2
     try:
-        from alphazero.web.server import create_app
+        from alphazero.web.server import make_board_server
     except ImportError as err:
         print(f'error: the web board needs the web extra ({err.name} is missing): pip install -e ".[web]"', file=sys.stderr)
         return 2
@@ -71,12 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    app = create_app(engines, run_dir=args.run, default_simulations=args.simulations or 200, default_seconds=args.seconds)
-
-    from werkzeug.serving import make_server
-
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        server = make_board_server(engines, args.host, args.port, run_dir=args.run,
+                                   default_simulations=args.simulations or 200, default_seconds=args.seconds)
     except OSError as err:
         print(f"error: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""The web board's HTTP side: a Flask app serving the static page and a small JSON API.
+"""The web board's HTTP side: a Flask app serving the page and a small JSON API.
 
 Flask (on Werkzeug, whose threaded server `python -m alphazero.web` runs) because every handler
 here is a blocking call into the network or the search, which is what a WSGI framework's threads
@@ -18,18 +18,23 @@ The API (JSON in and out; the page holds the game, see alphazero.web.positions):
   GET  /api/run/game?run=DIR&id=SHARD:INDEX   one game with the search's policy and value per ply
   GET  /api/run/curves?run=DIR  strength and loss curves from the run's TensorBoard events
 
-Bad input (a malformed transcript, an illegal move, a missing checkpoint or run directory) is a
-400 answer `{"error": "..."}` that the page shows, and a line in the server's log; the server
-writes no file, so nothing on disk changes.
+Who may ask (alphazero.web.access): every request's `Host` must be the server's own address and
+every /api/ request must carry the page's token in `X-Board-Token` (the page served at / holds it
+in <meta name="board-token">). A refusal is a 403 answer `{"error": "..."}`; bad input (a
+malformed transcript, an illegal move, a missing checkpoint or run directory) a 400. Each is one
+line in the server's log.
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
+from collections.abc import Collection
 from pathlib import Path
 
-from flask import Flask, jsonify, request, send_from_directory
+from flask import Flask, Response, jsonify, request
 
+from alphazero.web.access import TOKEN_HEADER, Refused, listen_hosts, new_token
 from alphazero.web.analysis import Budget, Engines
 from alphazero.web.positions import InputError, describe, game_from_request, game_from_text, play_move
 from alphazero.web.runs import RunReader
@@ -37,6 +42,20 @@ from alphazero.web.runs import RunReader
 log = logging.getLogger("alphazero.web")
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_REQUEST_BYTES = 1_000_000
+# A connection that sends or takes nothing for this long is closed: a slow or idle client cannot
+# hold one of the server's threads (the threaded server starts one per connection) for longer.
+SOCKET_TIMEOUT_SECONDS = 30
+TOKEN_PLACEHOLDER = "{{BOARD_TOKEN}}"
+# Scripts and styles from this server only and no inline script: markup that reached the page
+# through some future slip would still run nothing. No framing (clickjacking), no forms elsewhere.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; "
+                               "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 def available_checkpoints(default: str, run_dir: str | None) -> list[str]:
@@ -54,11 +73,31 @@ def available_checkpoints(default: str, run_dir: str | None) -> list[str]:
     return found
 
 
-def create_app(engines: Engines, run_dir: str | None = None, default_simulations: int = 200,
-               default_seconds: float | None = None) -> Flask:
+def make_board_server(engines: Engines, host: str, port: int, **app_options):
+    """The board's threaded HTTP server (Werkzeug's), bound to `host`:`port` (0: any free port;
+    `server_port` says which) and answering to that address only; `app_options` go to create_app.
+    OSError when the address cannot be bound. `serve_forever()` serves."""
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class RequestHandler(WSGIRequestHandler):
+        timeout = SOCKET_TIMEOUT_SECONDS
+
+    # Bound before the app is built: the port (with port 0) is part of the address it answers to.
+    server = make_server(host, port, None, threaded=True, request_handler=RequestHandler)
+    server.app = create_app(engines, listen_hosts(host, server.server_port), **app_options)
+    return server
+
+
+def create_app(engines: Engines, hosts: Collection[str], run_dir: str | None = None, default_simulations: int = 200,
+               default_seconds: float | None = None, token: str | None = None) -> Flask:
+    """The app. hosts: the `Host` values served (access.listen_hosts); run_dir: the run viewer's
+    run; token: the page's API token (a fresh one when None; app.config["BOARD_TOKEN"] holds it)."""
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    app.config["BOARD_TOKEN"] = token = token or new_token()
     app.json.sort_keys = False
+    hosts = frozenset(host.lower() for host in hosts)
+    page = (STATIC / "index.html").read_text(encoding="utf-8").replace(TOKEN_PLACEHOLDER, token)
     runs = RunReader()
 
     def body() -> dict:
@@ -73,10 +112,29 @@ def create_app(engines: Engines, run_dir: str | None = None, default_simulations
     def game(data: dict):
         return game_from_request(data.get("start"), data.get("moves"))
 
+    @app.before_request
+    def only_this_page():
+        host = request.headers.get("Host", "").lower()
+        if host not in hosts:
+            raise Refused(f"Host {host[:100]!r} is not this server's address: open it as http://{sorted(hosts)[0]}/")
+        if request.path.startswith("/api/") and not hmac.compare_digest(request.headers.get(TOKEN_HEADER, ""), token):
+            raise Refused(f"the request lacks this board's token ({TOKEN_HEADER}): reload the page "
+                          "(a page from before the server restarted holds an old one)")
+
+    @app.after_request
+    def security_headers(response):
+        response.headers.update(SECURITY_HEADERS)
+        return response
+
     @app.errorhandler(InputError)
     def bad_input(err):
         log.warning("%s %s: %s", request.method, request.path, err)
         return jsonify(error=str(err)), 400
+
+    @app.errorhandler(Refused)
+    def refused(err):
+        log.warning("%s %s refused: %s", request.method, request.path, err)
+        return jsonify(error=str(err)), 403
 
     @app.errorhandler(413)
     def too_large(err):
@@ -92,7 +150,8 @@ def create_app(engines: Engines, run_dir: str | None = None, default_simulations
 
     @app.get("/")
     def index():
-        return send_from_directory(STATIC, "index.html")
+        # Never cached: the token changes with each start of the server.
+        return Response(page, mimetype="text/html", headers={"Cache-Control": "no-store"})
 
     @app.get("/favicon.ico")
     def favicon():

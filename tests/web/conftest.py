@@ -1,5 +1,6 @@
 """A tiny training run directory for the run viewer: two replay shards of random games (with a
-search policy and a root value per ply, written through the replay API) and TensorBoard scalars."""
+search policy and a root value per ply, written through the replay API) and TensorBoard scalars;
+the board's engines on the shipped default network."""
 
 from pathlib import Path
 
@@ -25,3 +26,16 @@ def tiny_run(tmp_path_factory) -> Path:
         writer.add_scalar("eval/score_vs_greedy", 0.6 + step / 2000, step)
     writer.close()
     return run
+
+
+@pytest.fixture(scope="module")
+def engines():
+    from alphazero.play.choosers import SearchSettings, default_checkpoint
+    from alphazero.web.analysis import Engines
+
+    checkpoint = default_checkpoint()
+    if checkpoint is None:
+        pytest.skip("no shipped default network")
+    engines = Engines(checkpoint, SearchSettings(threads=1))
+    yield engines
+    engines.close()

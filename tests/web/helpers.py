@@ -1,4 +1,5 @@
-"""Helpers for the web board's tests: a tiny run directory's parts, and a snapshot of a directory."""
+"""Helpers for the web board's tests: a tiny run directory's parts, a snapshot of a directory, and
+a test client that sends what the board's own page sends."""
 
 from pathlib import Path
 
@@ -38,3 +39,32 @@ def write_run_shard(run: Path, sequence: int, games: int, seed: int, network=Non
 def snapshot(directory: Path) -> dict:
     """Every file under `directory` with its size and mtime: what 'nothing changed on disk' compares."""
     return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+TEST_PORT = 8037
+
+
+def board(engines, run=None, **options):
+    """The board's app on `engines` with `run` for its run viewer, answering to 127.0.0.1:TEST_PORT
+    (as board_client sends); `options` go to create_app."""
+    from alphazero.web.access import listen_hosts
+    from alphazero.web.server import create_app
+
+    return create_app(engines, listen_hosts("127.0.0.1", TEST_PORT), run_dir=None if run is None else str(run), **options)
+
+
+def board_client(app, host: str = f"127.0.0.1:{TEST_PORT}"):
+    """Flask's test client for `app` (built with access.listen_hosts("127.0.0.1", TEST_PORT)),
+    sending on every request what the page the board serves sends: its address as `Host` and the
+    page's token. A request's own `headers` win (a test of a refusal)."""
+    from flask.testing import FlaskClient
+
+    from alphazero.web.access import TOKEN_HEADER
+
+    class BoardClient(FlaskClient):
+        def open(self, *args, headers=None, **kwargs):
+            sent = {"Host": host, TOKEN_HEADER: app.config["BOARD_TOKEN"], **(headers or {})}
+            return super().open(*args, headers=sent, **kwargs)
+
+    app.test_client_class = BoardClient
+    return app.test_client()

@@ -12,28 +12,16 @@ pytest.importorskip("flask", reason='Flask not installed (pip install -e ".[web]
 
 from alphazero.othello.game import GameState  # noqa: E402
 from alphazero.othello.notation import format_board_text, parse_square, parse_transcript  # noqa: E402
-from alphazero.play.choosers import SearchSettings, default_checkpoint  # noqa: E402
-from alphazero.web.analysis import Engines  # noqa: E402
-from alphazero.web.server import create_app  # noqa: E402
+from alphazero.play.choosers import default_checkpoint  # noqa: E402
 from tests.conftest import REPO_ROOT  # noqa: E402
-from tests.web.helpers import snapshot, write_run_shard  # noqa: E402
+from tests.web.helpers import board, board_client, snapshot, write_run_shard  # noqa: E402
 
 NEAR_END = "OOXXOOO-XOXXOOO-XXOOOXOOXOOOOXXOXOXOOOOOXOOXOOOOXOXOOOOOXXOOOOOO X"  # black: h1 or h2
 
 
-@pytest.fixture(scope="module")
-def engines():
-    checkpoint = default_checkpoint()
-    if checkpoint is None:
-        pytest.skip("no shipped default network")
-    engines = Engines(checkpoint, SearchSettings(threads=1))
-    yield engines
-    engines.close()
-
-
 @pytest.fixture()
 def client(engines, tiny_run):
-    return create_app(engines, run_dir=str(tiny_run), default_simulations=8).test_client()
+    return board_client(board(engines, tiny_run, default_simulations=8))
 
 
 def post(client, path, **payload):

@@ -11,6 +11,7 @@ const COLUMNS = "abcdefgh";
 const RUN_REFRESH_MS = 15000;
 const CURVE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"];
 const SVG = "http://www.w3.org/2000/svg";
+const TOKEN = document.querySelector('meta[name="board-token"]').content;
 
 const $ = (id) => document.getElementById(id);
 
@@ -70,7 +71,7 @@ function showError(message) {
 async function api(path, payload) {
   setBusy(1);
   try {
-    const headers = {};
+    const headers = { "X-Board-Token": TOKEN };
     const options = { headers };
     if (payload !== undefined) {
       options.method = "POST";

@@ -1,0 +1,104 @@
+"""Only the board's own page drives the web board.
+
+Over real HTTP against `python -m alphazero.web` (as a browser, or another site's page, reaches
+it): a request addressed to another host (DNS rebinding) is refused and the API wants the token of
+the page the server served."""
+
+import http.client
+import json
+import os
+import re
+import shutil
+
+import pytest
+
+pytest.importorskip("flask", reason='Flask not installed (pip install -e ".[web]")')
+
+from alphazero.play.choosers import default_checkpoint  # noqa: E402
+from tests.web.browser import board_process  # noqa: E402
+from tests.web.helpers import write_run_shard  # noqa: E402
+
+
+# ---------------------------------------------------------------------------------------------
+# A server started as the user starts it, and requests sent as a browser sends them
+
+
+@pytest.fixture(scope="module")
+def offered_run(tmp_path_factory):
+    """A run whose checkpoints/ holds a network, a link to it (offered) and a link out of the
+    directory (not offered); beside it a directory with a network that is not offered."""
+    if default_checkpoint() is None:
+        pytest.skip("no shipped default network")
+    root = tmp_path_factory.mktemp("offered")
+    outside = root / "outside"
+    outside.mkdir()
+    shutil.copy(default_checkpoint(), outside / "net.pt")
+    run = root / "run"
+    (run / "replay").mkdir(parents=True)
+    write_run_shard(run, 1, games=1, seed=1)
+    (run / "checkpoints").mkdir()
+    shutil.copy(default_checkpoint(), run / "checkpoints" / "net.pt")
+    os.symlink("net.pt", run / "checkpoints" / "link-in.pt")
+    os.symlink(outside / "net.pt", run / "checkpoints" / "link-out.pt")
+    os.symlink(run, root / "run-link")
+    return run
+
+
+@pytest.fixture(scope="module")
+def server(offered_run):
+    with board_process("--simulations", "2", "--run", str(offered_run)) as (address, _):
+        yield int(address.rsplit(":", 1)[1].strip("/"))
+
+
+def send(port, method, path, payload=None, headers=None):
+    """(status, body text) of one request; `headers` may set Host (http.client sends none then)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        body = None if payload is None else json.dumps(payload)
+        sent = {"Host": f"127.0.0.1:{port}", **({"Content-Type": "application/json"} if body else {}), **(headers or {})}
+        connection.request(method, path, body=body, headers=sent)
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", "replace")
+    finally:
+        connection.close()
+
+
+def page_token(port) -> str:
+    status, page = send(port, "GET", "/")
+    match = re.search(r'<meta name="board-token" content="([^"]+)">', page)
+    assert status == 200 and match, page[:300]
+    return match.group(1)
+
+
+def test_a_request_addressed_to_another_host_is_refused(server):
+    # A page whose name was rebound to 127.0.0.1 sends its own name as Host.
+    for host in ("evil.example", f"evil.example:{server}", f"127.0.0.1.evil.example:{server}", f"127.0.0.1:{server + 1}", "127.0.0.1"):
+        for path in ("/", "/static/app.js", "/api/config"):
+            status, body = send(server, "GET", path, headers={"Host": host})
+            assert status == 403 and "is not this server's address" in body, (host, path, status, body[:200])
+    for host in (f"127.0.0.1:{server}", f"localhost:{server}", f"LocalHost:{server}", f"[::1]:{server}"):
+        assert send(server, "GET", "/", headers={"Host": host})[0] == 200, host
+
+
+def test_the_api_answers_only_requests_carrying_the_token_of_the_page_served(server):
+    token = page_token(server)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{32}", token) and page_token(server) == token  # one per start of the server
+    for headers in ({}, {"X-Board-Token": ""}, {"X-Board-Token": token[:-1]}, {"X-Board-Token": token + "x"}):
+        status, body = send(server, "GET", "/api/config", headers=headers)
+        assert status == 403 and "token" in body, (headers, status, body)
+        status, body = send(server, "POST", "/api/analyse", {"moves": [], "simulations": 1}, headers=headers)
+        assert status == 403 and "token" in body, (headers, status, body)
+    status, body = send(server, "GET", "/api/config", headers={"X-Board-Token": token})
+    assert status == 200 and json.loads(body)["checkpoint"]
+
+
+def test_the_page_runs_no_script_but_its_own(server):
+    connection = http.client.HTTPConnection("127.0.0.1", server, timeout=60)
+    connection.request("GET", "/", headers={"Host": f"127.0.0.1:{server}"})
+    response = connection.getresponse()
+    response.read()
+    policy = response.getheader("Content-Security-Policy")
+    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy
+    assert response.getheader("Cache-Control") == "no-store"  # the token changes with each start
+    assert response.getheader("X-Content-Type-Options") == "nosniff"
+    connection.close()
