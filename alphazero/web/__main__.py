@@ -41,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="address to listen on (default 127.0.0.1: this machine only; anything else "
                              "lets other machines use the board and read files by path)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0 = any free port)")
+    parser.add_argument("--allow-any-path", action="store_true",
+                        help="let the page open any checkpoint file and run directory by path, not only those "
+                             "it lists (--checkpoint, checkpoints/, --run and its checkpoints/): for a trusted "
+                             "setting only, since whoever drives the board can then read any run on this machine")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:  # the socket layer would take a larger one modulo 65536
         parser.error(f"--port must be in 0..65535 (0 = any free port), got {args.port}")
@@ -54,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError as err:
         print(f'error: the web board needs the web extra ({err.name} is missing): pip install -e ".[web]"', file=sys.stderr)
         return 2
+    from alphazero.web.access import Offered
     from alphazero.web.analysis import Engines
     from alphazero.web.positions import InputError
     from alphazero.web.runs import RunReader
@@ -72,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     try:
-        server = make_board_server(engines, args.host, args.port, run_dir=args.run,
+        server = make_board_server(engines, args.host, args.port, Offered(str(checkpoint), args.run, args.allow_any_path),
                                    default_simulations=args.simulations or 200, default_seconds=args.seconds)
     except OSError as err:
         print(f"error: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)

@@ -20,9 +20,9 @@ The API (JSON in and out; the page holds the game, see alphazero.web.positions):
 
 Who may ask (alphazero.web.access): every request's `Host` must be the server's own address and
 every /api/ request must carry the page's token in `X-Board-Token` (the page served at / holds it
-in <meta name="board-token">). A refusal is a 403 answer `{"error": "..."}`; bad input (a
-malformed transcript, an illegal move, a missing checkpoint or run directory) a 400. Each is one
-line in the server's log.
+in <meta name="board-token">); `checkpoint` and `run` name only what the board offers. A refusal
+is a 403 answer `{"error": "..."}`; bad input (a malformed transcript, an illegal move, a budget
+out of range) a 400. Each is one line in the server's log.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pathlib import Path
 
 from flask import Flask, Response, jsonify, request
 
-from alphazero.web.access import TOKEN_HEADER, Refused, listen_hosts, new_token
+from alphazero.web.access import TOKEN_HEADER, Offered, Refused, listen_hosts, new_token
 from alphazero.web.analysis import Budget, Engines
 from alphazero.web.positions import InputError, describe, game_from_request, game_from_text, play_move
 from alphazero.web.runs import RunReader
@@ -58,22 +58,7 @@ SECURITY_HEADERS = {
 }
 
 
-def available_checkpoints(default: str, run_dir: str | None) -> list[str]:
-    """Checkpoints the page offers: the default, the shipped ones, the run's (any path may be typed)."""
-    from alphazero.play.choosers import DEFAULT_CHECKPOINT
-
-    found = [default]
-    shipped = Path(__file__).resolve().parents[2] / DEFAULT_CHECKPOINT.parent
-    for directory in ([Path(run_dir) / "checkpoints"] if run_dir else []) + [DEFAULT_CHECKPOINT.parent, shipped]:
-        if directory.is_dir():
-            for path in sorted(directory.glob("*.pt")):
-                text = str(path)
-                if text not in found and not any(Path(f).resolve() == path.resolve() for f in found if Path(f).exists()):
-                    found.append(text)
-    return found
-
-
-def make_board_server(engines: Engines, host: str, port: int, **app_options):
+def make_board_server(engines: Engines, host: str, port: int, offered: Offered, **app_options):
     """The board's threaded HTTP server (Werkzeug's), bound to `host`:`port` (0: any free port;
     `server_port` says which) and answering to that address only; `app_options` go to create_app.
     OSError when the address cannot be bound. `serve_forever()` serves."""
@@ -84,18 +69,20 @@ def make_board_server(engines: Engines, host: str, port: int, **app_options):
 
     # Bound before the app is built: the port (with port 0) is part of the address it answers to.
     server = make_server(host, port, None, threaded=True, request_handler=RequestHandler)
-    server.app = create_app(engines, listen_hosts(host, server.server_port), **app_options)
+    server.app = create_app(engines, listen_hosts(host, server.server_port), offered, **app_options)
     return server
 
 
-def create_app(engines: Engines, hosts: Collection[str], run_dir: str | None = None, default_simulations: int = 200,
+def create_app(engines: Engines, hosts: Collection[str], offered: Offered | None = None, default_simulations: int = 200,
                default_seconds: float | None = None, token: str | None = None) -> Flask:
-    """The app. hosts: the `Host` values served (access.listen_hosts); run_dir: the run viewer's
-    run; token: the page's API token (a fresh one when None; app.config["BOARD_TOKEN"] holds it)."""
+    """The app. hosts: the `Host` values served (access.listen_hosts); offered: what requests may
+    name (default: the engines' default checkpoint and no run); token: the page's API token (a
+    fresh one when None; app.config["BOARD_TOKEN"] holds it)."""
     app = Flask(__name__, static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     app.config["BOARD_TOKEN"] = token = token or new_token()
     app.json.sort_keys = False
+    offered = offered or Offered(engines.default_checkpoint)
     hosts = frozenset(host.lower() for host in hosts)
     page = (STATIC / "index.html").read_text(encoding="utf-8").replace(TOKEN_PLACEHOLDER, token)
     runs = RunReader()
@@ -160,9 +147,8 @@ def create_app(engines: Engines, hosts: Collection[str], run_dir: str | None = N
     @app.get("/api/config")
     def config():
         return jsonify(
-            checkpoint=engines.default_checkpoint,
-            checkpoints=available_checkpoints(engines.default_checkpoint, run_dir),
-            run=run_dir, simulations=default_simulations, seconds=default_seconds,
+            checkpoint=engines.default_checkpoint, checkpoints=offered.checkpoints(), run=offered.run,
+            allow_any_path=offered.allow_any, simulations=default_simulations, seconds=default_seconds,
         )
 
     @app.post("/api/position")
@@ -190,30 +176,30 @@ def create_app(engines: Engines, hosts: Collection[str], run_dir: str | None = N
     def ai_move():
         data = body()
         current = game(data)
-        answer = engines.ai_move(current, data.get("checkpoint"), budget(data))
+        answer = engines.ai_move(current, offered.checkpoint(data.get("checkpoint")), budget(data))
         after = play_move(current, answer["move"])
         return jsonify(position=describe(after), **answer)
 
     @app.post("/api/analyse")
     def analyse():
         data = body()
-        return jsonify(engines.analyse(game(data), data.get("checkpoint"), budget(data)))
+        return jsonify(engines.analyse(game(data), offered.checkpoint(data.get("checkpoint")), budget(data)))
 
     @app.post("/api/values")
     def values():
         data = body()
-        return jsonify(engines.values(game(data), data.get("checkpoint")))
+        return jsonify(engines.values(game(data), offered.checkpoint(data.get("checkpoint"))))
 
     @app.get("/api/run/games")
     def run_games():
-        return jsonify(runs.games(request.args.get("run") or run_dir or ""))
+        return jsonify(runs.games(offered.run_dir(request.args.get("run"))))
 
     @app.get("/api/run/game")
     def run_game():
-        return jsonify(runs.game(request.args.get("run") or run_dir or "", request.args.get("id", "")))
+        return jsonify(runs.game(offered.run_dir(request.args.get("run")), request.args.get("id", "")))
 
     @app.get("/api/run/curves")
     def run_curves():
-        return jsonify(runs.curves(request.args.get("run") or run_dir or ""))
+        return jsonify(runs.curves(offered.run_dir(request.args.get("run"))))
 
     return app

@@ -44,13 +44,14 @@ def snapshot(directory: Path) -> dict:
 TEST_PORT = 8037
 
 
-def board(engines, run=None, **options):
-    """The board's app on `engines` with `run` for its run viewer, answering to 127.0.0.1:TEST_PORT
-    (as board_client sends); `options` go to create_app."""
-    from alphazero.web.access import listen_hosts
+def board(engines, run=None, allow_any: bool = False, **options):
+    """The board's app on `engines`, offering their default checkpoint and `run`, answering to
+    127.0.0.1:TEST_PORT (as board_client sends); `options` go to create_app."""
+    from alphazero.web.access import Offered, listen_hosts
     from alphazero.web.server import create_app
 
-    return create_app(engines, listen_hosts("127.0.0.1", TEST_PORT), run_dir=None if run is None else str(run), **options)
+    offered = Offered(engines.default_checkpoint, None if run is None else str(run), allow_any)
+    return create_app(engines, listen_hosts("127.0.0.1", TEST_PORT), offered, **options)
 
 
 def board_client(app, host: str = f"127.0.0.1:{TEST_PORT}"):

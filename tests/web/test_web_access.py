@@ -1,14 +1,16 @@
 """Only the board's own page drives the web board.
 
 Over real HTTP against `python -m alphazero.web` (as a browser, or another site's page, reaches
-it): a request addressed to another host (DNS rebinding) is refused and the API wants the token of
-the page the server served."""
+it): a request addressed to another host (DNS rebinding) is refused, the API wants the token of
+the page the server served, and a checkpoint or run directory the board does not offer gets one
+refusal that does not say whether the path exists (`..` and symbolic links resolved first)."""
 
 import http.client
 import json
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +104,45 @@ def test_the_page_runs_no_script_but_its_own(server):
     assert response.getheader("Cache-Control") == "no-store"  # the token changes with each start
     assert response.getheader("X-Content-Type-Options") == "nosniff"
     connection.close()
+
+
+def test_a_path_not_offered_gets_one_refusal_that_says_nothing_of_the_file_system(server, offered_run, tiny_run):
+    token = {"X-Board-Token": page_token(server)}
+    root = offered_run.parent
+    not_offered = [
+        "/no/such/net.pt",                                      # missing
+        str(offered_run / "checkpoints" / "missing.pt"),        # missing, in an offered directory
+        str(offered_run),                                       # a directory
+        str(root / "outside" / "net.pt"),                       # a network elsewhere
+        f"{offered_run}/checkpoints/../../outside/net.pt",      # the same, through ..
+        str(offered_run / "checkpoints" / "link-out.pt"),       # the same, through a link in an offered directory
+        "/etc/passwd",
+    ]
+    answers = set()
+    for checkpoint in not_offered:
+        for path in ("/api/analyse", "/api/ai_move", "/api/values"):
+            status, body = send(server, "POST", path, {"moves": [], "simulations": 1, "checkpoint": checkpoint}, headers=token)
+            answers.add((status, body))
+    assert len(answers) == 1, answers
+    status, body = answers.pop()
+    assert status == 403 and "checkpoint not offered" in body and "--allow-any-path" in body
+    for checkpoint in (str(offered_run / "checkpoints" / "net.pt"), f"{offered_run}/checkpoints/../checkpoints/net.pt",
+                       str(offered_run / "checkpoints" / "link-in.pt"), ""):
+        status, body = send(server, "POST", "/api/analyse", {"moves": [], "simulations": 1, "checkpoint": checkpoint}, headers=token)
+        assert status == 200, (checkpoint, body)
+    status, body = send(server, "GET", "/api/config", headers=token)
+    offered = json.loads(body)["checkpoints"]
+    assert (offered_run / "checkpoints" / "net.pt").resolve() in {Path(c).resolve() for c in offered}
+    assert not any("link-out" in c or "outside" in c for c in offered)
+
+    answers = set()
+    for run in ("/no/such/run", str(root / "outside"), str(root / "outside" / "net.pt"), str(tiny_run),
+                f"{offered_run}/replay", f"{offered_run}/../outside", "/"):
+        for path in ("/api/run/games", "/api/run/curves", "/api/run/game"):
+            answers.add(send(server, "GET", f"{path}?run={run}&id=x:0", headers=token))
+    assert len(answers) == 1, answers
+    status, body = answers.pop()
+    assert status == 403 and "run directory not offered" in body
+    for run in (str(offered_run), f"{offered_run}/../{offered_run.name}", str(root / "run-link"), ""):
+        status, body = send(server, "GET", f"/api/run/games?run={run}", headers=token)
+        assert status == 200 and len(json.loads(body)["games"]) == 1, (run, body[:200])

@@ -93,9 +93,7 @@ def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client,
         ("/api/move", {"moves": ["f5"], "move": "z9"}, "bad square"),
         ("/api/position", {"moves": ["f5", "xx"]}, "bad square"),
         ("/api/position", {"moves": 42}, "moves must be"),
-        ("/api/ai_move", {"moves": [], "checkpoint": "/no/such/net.pt"}, "checkpoint '/no/such/net.pt' does not exist"),
         ("/api/ai_move", {"moves": [], "checkpoint": ["a.pt"]}, "checkpoint must be a file path (a string), got a list"),
-        ("/api/ai_move", {"moves": [], "checkpoint": str(tiny_run)}, "is not a file"),
         ("/api/analyse", {"moves": [], "simulations": "lots"}, "simulations must be a whole number"),
         ("/api/analyse", {"moves": [], "simulations": 1.7}, "simulations must be a whole number, got 1.7"),
         ("/api/load", {"text": "f5d6", "game": 1.9}, "game number must be an integer, got '1.9'"),
@@ -106,10 +104,25 @@ def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client,
             status, body = post(client, path, **payload)
             assert status == 400 and message in body["error"], (path, payload, body)
         assert client.post("/api/move", data="not json", content_type="application/json").status_code == 400
-        response = client.get("/api/run/games?run=/no/such/run")
-        assert response.status_code == 400 and "does not exist" in response.get_json()["error"]
         response = client.get(f"/api/run/game?run={tiny_run}&id=shard-9999999999-w0.npz:0")
         assert response.status_code == 400 and "no shard" in response.get_json()["error"]
+    logged = caplog.text
+    assert "illegal move a1" in logged and "dangling character" in logged and "no shard" in logged
+    assert snapshot(tiny_run) == before
+
+
+def test_with_allow_any_path_a_missing_or_bad_path_is_named_as_such(engines, tiny_run, tmp_path_factory, caplog):
+    client = board_client(board(engines, tiny_run, allow_any=True, default_simulations=8))
+    cases = [
+        ("/api/ai_move", {"moves": [], "checkpoint": "/no/such/net.pt"}, "checkpoint '/no/such/net.pt' does not exist"),
+        ("/api/ai_move", {"moves": [], "checkpoint": str(tiny_run)}, "is not a file"),
+    ]
+    with caplog.at_level(logging.WARNING, logger="alphazero.web"):
+        for path, payload, message in cases:
+            status, body = post(client, path, **payload)
+            assert status == 400 and message in body["error"], (path, payload, body)
+        response = client.get("/api/run/games?run=/no/such/run")
+        assert response.status_code == 400 and "does not exist" in response.get_json()["error"]
         # A shard that cannot be read is named as such, not blamed on the game id.
         damaged = tmp_path_factory.mktemp("damaged-run")
         (damaged / "replay").mkdir()
@@ -121,9 +134,7 @@ def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client,
         (damaged / "tb" / "events.out.tfevents.1.host").write_bytes(bytes(range(256)) * 4)
         curves = client.get(f"/api/run/curves?run={damaged}").get_json()
         assert curves["losses"] == {} and "no curves could be read from 1 event file(s)" in curves["message"]
-    logged = caplog.text
-    assert "illegal move a1" in logged and "does not exist" in logged and "dangling character" in logged
-    assert snapshot(tiny_run) == before
+    assert "does not exist" in caplog.text
 
 
 def test_the_run_viewer_lists_the_newest_games_first_replays_one_and_follows_new_shards(client, tiny_run):

@@ -130,16 +130,16 @@ def test_the_board_in_a_browser(server, browser, tiny_run, tmp_path):
     WebDriverWait(driver, 60).until(lambda d: d.find_elements(By.ID, "analysis-solver"))
     assert re.search(r"best move (h1|h2)", text(driver, "analysis-solver"))
 
-    # A checkpoint that does not exist: said on the page and in the log; a good one lets the AI move.
+    # A checkpoint the board does not offer: refused on the page and in the log; a good one lets the AI move.
     checkpoint = driver.find_element(By.ID, "checkpoint")
     good = checkpoint.get_attribute("value")
     checkpoint.clear()
     checkpoint.send_keys("/no/such/net.pt")
     Select(driver.find_element(By.ID, "human")).select_by_value("white")  # the AI (black) is to move
     idle(driver)
-    assert "checkpoint '/no/such/net.pt' does not exist" in text(driver, "error")
+    assert "checkpoint not offered" in text(driver, "error")
     assert "could not move" in text(driver, "status") and page_moves(driver) == []
-    assert any("checkpoint '/no/such/net.pt' does not exist" in line for line in log)
+    assert any("checkpoint not offered" in line for line in log)
     checkpoint.clear()
     checkpoint.send_keys(good + Keys.TAB)
     idle(driver)
@@ -161,10 +161,7 @@ def test_the_board_in_a_browser(server, browser, tiny_run, tmp_path):
     assert len(driver.find_elements(By.CSS_SELECTOR, "#loss-chart polyline.series")) == 2
     assert not driver.find_element(By.ID, "error").is_displayed()
 
-    # A run directory that does not exist: said on the page.
-    driver.find_element(By.ID, "run-dir").clear()
-    driver.find_element(By.ID, "run-dir").send_keys("/no/such/run")
-    driver.find_element(By.ID, "run-open").click()
-    idle(driver)
-    assert "run directory '/no/such/run' does not exist" in text(driver, "error")
+    # Without --allow-any-path the board shows only its --run: the directory field holds it, fixed.
+    run_dir = driver.find_element(By.ID, "run-dir")
+    assert run_dir.get_attribute("value") == str(tiny_run) and run_dir.get_attribute("readonly") == "true"
     assert snapshot(tiny_run) == before

@@ -604,6 +604,8 @@ function applyConfig(config) {
   $("seconds").value = config.seconds || "";
   run.dir = config.run || "";
   $("run-dir").value = run.dir;
+  // Without --allow-any-path the server opens only its --run: the field shows it, fixed.
+  $("run-dir").readOnly = !config.allow_any_path;
 }
 
 async function init() {
