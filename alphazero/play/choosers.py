@@ -325,6 +325,13 @@ class SearchChooser(MoveChooser):
         probe = SearchChooser(self.evaluator, simulations, seconds)  # validates, allocates nothing
         self.simulations, self.seconds = probe.simulations, probe.seconds
 
+    def sibling(self) -> "SearchChooser":
+        """A chooser on the same evaluator with the same settings and trees of its own: a second
+        search of the same network beside this one (the web board's requests, each searching its
+        own position; the two must not call the evaluator at the same time)."""
+        return SearchChooser(self.evaluator, self.simulations, self.seconds, name=self.name, seed=self.seed,
+                             leaves_per_step=self.leaves_per_step, endgame_solve_empties=self.endgame_solve_empties)
+
     def new_game(self) -> None:
         for entry in self._searches.values():
             entry[0].reset()

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.run:  # first: it takes no time, loading the network does
             RunReader.check_run(args.run)
-        engines.chooser(None)  # load the default network now: a bad file is refused before serving
+        engines.load(checkpoint)  # now: a bad file is refused before serving
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -1,15 +1,32 @@
 """The network and the search for the page: AI moves, analyses and the value-over-the-game chart.
 
-One `Engines` object per server holds the loaded networks (one `SearchChooser` per checkpoint
-file, built by the chooser factory that play and GTP use) and runs one search at a time: the
-page's requests arrive on several threads, and a search tree is not shared safely between them.
+One `Engines` object per server holds the loaded networks and runs the searches the page's
+requests ask for. Requests arrive on several threads; the processor is taken in turns (`Turns`,
+first come first served): every network call and every chunk of a search (TIME_CHUNK = 32
+simulations, tens of milliseconds with a shipped network on one core) runs holding the turn, and
+a search hands the turn on between chunks to whoever waits. So a cheap request waits for one chunk
+of each search running, not for whole searches (one lock held for a whole search made a
+1-simulation request wait 137 s behind a 100,000-simulation analysis). Each running search has a
+chooser of its own (`SearchChooser.sibling`: its own trees on the network's one evaluator), taken
+from the network's idle ones, the most recently used first, so the page's next search of the same
+game finds the tree it kept.
+
+Every search ends at its simulations, its seconds, MAX_SECONDS of wall time whatever it asked for
+(the time ceiling), or when its client goes away (the server's `client_gone`), whichever comes
+first; at most MAX_SEARCHES run at once and one more is refused (`Busy`), so that memory (a tree
+of about 37 MB each) and waiting stay bounded.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
 import os
 import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +38,16 @@ from alphazero.othello.notation import action_name
 from alphazero.play.choosers import NoAIError, SearchChooser, SearchSettings, network_chooser
 from alphazero.web.positions import Game, InputError
 
+log = logging.getLogger("alphazero.web")
+
 MAX_SIMULATIONS = 100_000
-MAX_SECONDS = 120.0
+MAX_SECONDS = 120.0  # the most seconds a request may ask for, and every search's ceiling of wall time
+MAX_SEARCHES = 4  # searches running at once, each on its own tree (about 37 MB); one more is refused
 MAX_CACHED_NETWORKS = 4
+
+
+class Busy(Exception):
+    """A search refused because MAX_SEARCHES are running (the server answers 503)."""
 
 
 @dataclass(frozen=True)
@@ -55,73 +79,188 @@ class Budget:
         return cls(sims, secs)
 
 
+class Turns:
+    """The processor, taken in turns, first come first served (a ticket lock: Python's Lock lets a
+    thread that lets go take it straight back, ahead of one that has waited)."""
+
+    def __init__(self):
+        self._changed = threading.Condition()
+        self._issued = 0  # tickets handed out
+        self._serving = 0  # the ticket whose turn it is
+
+    def take(self) -> None:
+        with self._changed:
+            ticket = self._issued
+            self._issued += 1
+            self._changed.wait_for(lambda: self._serving == ticket)
+
+    def give_back(self) -> None:
+        with self._changed:
+            self._serving += 1
+            self._changed.notify_all()
+
+    @contextlib.contextmanager
+    def held(self):
+        self.take()
+        try:
+            yield
+        finally:
+            self.give_back()
+
+    def pass_on(self) -> None:
+        """Held, between two chunks of work: let whoever waits go first, then queue behind them."""
+        with self._changed:
+            waiting = self._issued - self._serving > 1
+        if waiting:
+            self.give_back()
+            self.take()
+
+
+@dataclass
+class Stop:
+    """Ends a search early: at its time ceiling (`deadline`, time.monotonic) or when its client has
+    gone (`client_gone`, asked between chunks). `reason` says which, once it has."""
+
+    deadline: float
+    client_gone: Callable[[], bool] = lambda: False
+    reason: str | None = None
+
+    def __call__(self) -> bool:
+        if time.monotonic() >= self.deadline:
+            self.reason = f"stopped at the {MAX_SECONDS:g} s ceiling"
+        elif self.client_gone():
+            self.reason = "cancelled: the client went away"
+        return self.reason is not None
+
+
+@dataclass
+class _Network:
+    """One loaded network: the chooser it was loaded with (whose settings its siblings copy), the
+    idle choosers (the most recently used last) and how many of its choosers are searching."""
+
+    first: SearchChooser
+    idle: list[SearchChooser]
+    running: int = 0
+
+    def check_out(self) -> SearchChooser:
+        return self.idle.pop() if self.idle else self.first.sibling()
+
+    def close(self) -> None:
+        for chooser in self.idle:
+            chooser.close()
+        self.idle.clear()
+
+
 class Engines:
-    """Loaded networks by checkpoint path, and the lock that keeps searches one at a time.
+    """Loaded networks by checkpoint path, and the turns that share the processor between requests.
 
     default_checkpoint: the network the page plays when it names none (the server's --checkpoint,
-    else play's default). settings: device, threads, endgame depth and seed for every network.
+    else play's default). settings: device, threads, precision, endgame depth and seed for every
+    network. Everything here that touches a network or a chooser runs holding the turn.
     """
 
-    def __init__(self, default_checkpoint: str | os.PathLike, settings: SearchSettings | None = None):
+    def __init__(self, default_checkpoint: str | os.PathLike, settings: SearchSettings | None = None,
+                 max_searches: int = MAX_SEARCHES):
         self.default_checkpoint = str(default_checkpoint)
         self.settings = settings or SearchSettings()
-        self._choosers: dict[tuple[str, float], SearchChooser] = {}
-        self._lock = threading.Lock()
+        self.max_searches = max_searches
+        self._networks: OrderedDict[tuple[str, float], _Network] = OrderedDict()
+        self._turns = Turns()
+        self.searching = 0  # searches running (a chooser checked out), for the Busy limit and tests
 
-    def chooser(self, checkpoint: str | None) -> SearchChooser:
-        """The SearchChooser of `checkpoint` (the default when empty), loaded once per file
-        version; InputError with the loader's one-line reason for a missing or bad file."""
-        if checkpoint is not None and not isinstance(checkpoint, str):
+    def load(self, checkpoint: str | os.PathLike | None = None) -> None:
+        """Load `checkpoint` (the default when None) now: a bad file is refused before serving."""
+        with self._turns.held():
+            self._network(checkpoint)
+
+    def _network(self, checkpoint: str | os.PathLike | None) -> _Network:
+        """The loaded network of `checkpoint` (the default when empty), loaded once per file
+        version, under the turn: loading may time the network's precisions (nn.precision), which
+        wants a processor no search of ours shares. InputError with the loader's one-line reason
+        for a missing or bad file."""
+        if checkpoint is not None and not isinstance(checkpoint, (str, os.PathLike)):
             raise InputError(f"checkpoint must be a file path (a string), got a {type(checkpoint).__name__}")
         path = Path(checkpoint or self.default_checkpoint).expanduser()
         if not path.is_file():
             raise InputError(f"checkpoint {str(path)!r} {'is not a file' if path.exists() else 'does not exist'}")
         key = (str(path.resolve()), path.stat().st_mtime)
-        chooser = self._choosers.get(key)
-        if chooser is None:
-            try:
-                chooser = network_chooser(path, self.settings)
-            except NoAIError as err:
-                raise InputError(str(err)) from None
-            if len(self._choosers) >= MAX_CACHED_NETWORKS:
-                oldest = next(iter(self._choosers))
-                self._choosers.pop(oldest).close()
-            self._choosers[key] = chooser
-        return chooser
+        network = self._networks.get(key)
+        if network is not None:
+            self._networks.move_to_end(key)
+            return network
+        try:
+            chooser = network_chooser(path, self.settings)
+        except NoAIError as err:
+            raise InputError(str(err)) from None
+        network = self._networks[key] = _Network(chooser, [chooser])
+        while len(self._networks) > MAX_CACHED_NETWORKS:  # the least recently used idle one goes
+            unused = next((k for k, n in self._networks.items() if n.running == 0 and k != key), None)
+            if unused is None:
+                break
+            self._networks.pop(unused).close()
+        return network
 
-    def ai_move(self, game: Game, checkpoint: str | None, budget: Budget) -> dict:
+    @contextlib.contextmanager
+    def _search(self, checkpoint, client_gone: Callable[[], bool] | None):
+        """Holding the turn: a chooser of `checkpoint`'s network for this search alone, and the
+        `should_stop` for its think (hands the turn on between chunks; the ceiling, counted from
+        when the network is loaded; the client)."""
+        with self._turns.held():
+            network = self._network(checkpoint)
+            if self.searching >= self.max_searches:
+                raise Busy(f"{self.searching} searches are running, the most this board runs at once: "
+                           "try again when one ends")
+            stop = Stop(time.monotonic() + MAX_SECONDS, client_gone or (lambda: False))
+
+            def should_stop() -> bool:
+                self._turns.pass_on()
+                return stop()
+
+            chooser = network.check_out()
+            self.searching += 1
+            network.running += 1
+            try:
+                yield chooser, should_stop, stop
+            finally:
+                network.running -= 1
+                self.searching -= 1
+                network.idle.append(chooser)
+
+    def ai_move(self, game: Game, checkpoint: str | None, budget: Budget,
+                client_gone: Callable[[], bool] | None = None) -> dict:
         """The AI's move in `game`'s position, with the search's view of it."""
         state = game.state
         if state.is_over():
             raise InputError("the game is over: no move to make")
-        with self._lock:
-            chooser = self.chooser(checkpoint)
+        with self._search(checkpoint, client_gone) as (chooser, should_stop, stop):
             chooser.set_limits(budget.simulations, budget.seconds)
-            thought = chooser.think(state)
+            thought = chooser.think(state, should_stop=should_stop)
+        log_stop(stop, "ai_move", thought)
         return {"move": "pa" if thought.action == PASS else action_name(thought.action),
-                "search": search_summary(thought, state)}
+                "search": search_summary(thought, state, stop.reason)}
 
-    def analyse(self, game: Game, checkpoint: str | None, budget: Budget) -> dict:
+    def analyse(self, game: Game, checkpoint: str | None, budget: Budget,
+                client_gone: Callable[[], bool] | None = None) -> dict:
         """The network's policy and value and the search's view of `game`'s position."""
         state = game.state
-        with self._lock:
-            chooser = self.chooser(checkpoint)
+        with self._search(checkpoint, client_gone) as (chooser, should_stop, stop):
             priors, values = chooser.evaluator(state.as_array().reshape(1, 2))
-            out = {"network": network_view(priors[0], float(values[0]), state), "checkpoint": checkpoint or self.default_checkpoint}
+            out = {"network": network_view(priors[0], float(values[0]), state), "checkpoint": str(checkpoint or self.default_checkpoint)}
             if state.is_over():
                 out["search"] = None
                 return out
             chooser.set_limits(budget.simulations, budget.seconds)
-            thought = chooser.think(state)
-        out["search"] = search_summary(thought, state)
+            thought = chooser.think(state, should_stop=should_stop)
+        log_stop(stop, "analyse", thought)
+        out["search"] = search_summary(thought, state, stop.reason)
         return out
 
     def values(self, game: Game, checkpoint: str | None) -> dict:
         """The network's value of every position of the game, for black (one batched call)."""
         states = game.states()
         positions = np.stack([s.as_array() for s in states])
-        with self._lock:
-            _, values = self.chooser(checkpoint).evaluator(positions)
+        with self._turns.held():
+            _, values = self._network(checkpoint).first.evaluator(positions)
         black_values = []
         for state, value in zip(states, values, strict=True):
             if state.is_over():
@@ -132,9 +271,10 @@ class Engines:
         return {"black_values": black_values}
 
     def close(self) -> None:
-        for chooser in self._choosers.values():
-            chooser.close()
-        self._choosers.clear()
+        with self._turns.held():
+            for network in self._networks.values():
+                network.close()
+            self._networks.clear()
 
 
 def network_view(priors: np.ndarray, value: float, state) -> dict:
@@ -144,9 +284,9 @@ def network_view(priors: np.ndarray, value: float, state) -> dict:
             "to_move": "black" if state.color_to_move == BLACK else "white"}
 
 
-def search_summary(thought, state) -> dict:
-    """The search's move, value, candidates (visits, Q, win %), principal variation and, near the
-    end, the exact solver's result."""
+def search_summary(thought, state, stopped: str | None = None) -> dict:
+    """The search's move, value, candidates (visits, Q, win %), principal variation, why it
+    stopped early if it did and, near the end, the exact solver's result."""
     moves = []
     for info, line in zip(thought.moves, thought.variations or [[]] * len(thought.moves), strict=True):
         moves.append({
@@ -165,6 +305,12 @@ def search_summary(thought, state) -> dict:
         "move": "pa" if thought.action == PASS else action_name(thought.action),
         "value": value, "win": None if value is None else (value + 1) / 2,
         "simulations": thought.simulations, "seconds": thought.seconds,
+        "stopped": stopped,
         "moves": moves, "pv": ["pa" if a == PASS else action_name(a) for a in thought.principal_variation],
         "solver": solver,
     }
+
+
+def log_stop(stop: Stop, what: str, thought) -> None:
+    if stop.reason is not None:
+        log.info("%s: %s after %d simulations (%.1f s)", what, stop.reason, thought.simulations, thought.seconds)

@@ -22,20 +22,23 @@ Who may ask (alphazero.web.access): every request's `Host` must be the server's 
 every /api/ request must carry the page's token in `X-Board-Token` (the page served at / holds it
 in <meta name="board-token">); `checkpoint` and `run` name only what the board offers. A refusal
 is a 403 answer `{"error": "..."}`; bad input (a malformed transcript, an illegal move, a budget
-out of range) a 400. Each is one line in the server's log.
+out of range) a 400; one search more than the board runs at once a 503. Each is one line in the
+server's log.
 """
 
 from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Collection
+import select
+import socket
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from flask import Flask, Response, jsonify, request
 
 from alphazero.web.access import TOKEN_HEADER, Offered, Refused, listen_hosts, new_token
-from alphazero.web.analysis import Budget, Engines
+from alphazero.web.analysis import Budget, Busy, Engines
 from alphazero.web.positions import InputError, describe, game_from_request, game_from_text, play_move
 from alphazero.web.runs import RunReader
 
@@ -56,6 +59,24 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
 }
+
+
+def client_gone(environ) -> Callable[[], bool]:
+    """A check that the request's client has closed its connection (the page gave up on a
+    search: a new position, a new analysis, a closed tab): its socket reads as closed. Always
+    False where the server gives no socket (a test client)."""
+    connection = environ.get("werkzeug.socket")
+    if connection is None:
+        return lambda: False
+
+    def gone() -> bool:
+        try:
+            readable, _, _ = select.select([connection], [], [], 0)
+            return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):  # reset by the peer, or already closed here
+            return True
+
+    return gone
 
 
 def make_board_server(engines: Engines, host: str, port: int, offered: Offered, **app_options):
@@ -123,6 +144,11 @@ def create_app(engines: Engines, hosts: Collection[str], offered: Offered | None
         log.warning("%s %s refused: %s", request.method, request.path, err)
         return jsonify(error=str(err)), 403
 
+    @app.errorhandler(Busy)
+    def busy(err):
+        log.warning("%s %s: %s", request.method, request.path, err)
+        return jsonify(error=str(err)), 503
+
     @app.errorhandler(413)
     def too_large(err):
         log.warning("%s %s: request larger than %d bytes", request.method, request.path, MAX_REQUEST_BYTES)
@@ -176,14 +202,15 @@ def create_app(engines: Engines, hosts: Collection[str], offered: Offered | None
     def ai_move():
         data = body()
         current = game(data)
-        answer = engines.ai_move(current, offered.checkpoint(data.get("checkpoint")), budget(data))
+        answer = engines.ai_move(current, offered.checkpoint(data.get("checkpoint")), budget(data), client_gone(request.environ))
         after = play_move(current, answer["move"])
         return jsonify(position=describe(after), **answer)
 
     @app.post("/api/analyse")
     def analyse():
         data = body()
-        return jsonify(engines.analyse(game(data), offered.checkpoint(data.get("checkpoint")), budget(data)))
+        return jsonify(engines.analyse(game(data), offered.checkpoint(data.get("checkpoint")), budget(data),
+                                       client_gone(request.environ)))
 
     @app.post("/api/values")
     def values():

@@ -1,15 +1,23 @@
-"""Only the board's own page drives the web board.
+"""Only the board's own page drives the web board, and no request holds it.
 
 Over real HTTP against `python -m alphazero.web` (as a browser, or another site's page, reaches
 it): a request addressed to another host (DNS rebinding) is refused, the API wants the token of
 the page the server served, and a checkpoint or run directory the board does not offer gets one
-refusal that does not say whether the path exists (`..` and symbolic links resolved first)."""
+refusal that does not say whether the path exists (`..` and symbolic links resolved first).
+Against the server in this process: a search ends when its client goes away and at its time
+ceiling, a cheap request does not wait for a long search, and a search beyond the most the board
+runs at once is refused."""
 
+import contextlib
 import http.client
 import json
+import logging
 import os
 import re
 import shutil
+import socket
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +26,9 @@ pytest.importorskip("flask", reason='Flask not installed (pip install -e ".[web]
 
 from alphazero.play.choosers import default_checkpoint  # noqa: E402
 from tests.web.browser import board_process  # noqa: E402
-from tests.web.helpers import write_run_shard  # noqa: E402
+from tests.web.helpers import board, board_client, write_run_shard  # noqa: E402
+
+LONG = {"moves": [], "simulations": 100_000}  # the largest analysis the board allows
 
 
 # ---------------------------------------------------------------------------------------------
@@ -146,3 +156,103 @@ def test_a_path_not_offered_gets_one_refusal_that_says_nothing_of_the_file_syste
     for run in (str(offered_run), f"{offered_run}/../{offered_run.name}", str(root / "run-link"), ""):
         status, body = send(server, "GET", f"/api/run/games?run={run}", headers=token)
         assert status == 200 and len(json.loads(body)["games"]) == 1, (run, body[:200])
+
+
+# ---------------------------------------------------------------------------------------------
+# The server in this process: its searches watched from the side
+
+
+@contextlib.contextmanager
+def served(engines):
+    from alphazero.web.access import Offered
+    from alphazero.web.server import make_board_server
+
+    server = make_board_server(engines, "127.0.0.1", 0, Offered(engines.default_checkpoint))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_port, server.app.config["BOARD_TOKEN"]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def start_request(port, token, path, payload) -> socket.socket:
+    """A request sent on a socket the test closes when it likes (a browser giving up)."""
+    body = json.dumps(payload).encode()
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                       f"X-Board-Token: {token}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+    return connection
+
+
+def wait_for(condition, seconds, what):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+def test_a_search_whose_client_goes_away_stops(engines, caplog):
+    with served(engines) as (port, token), caplog.at_level(logging.INFO, logger="alphazero.web"):
+        connection = start_request(port, token, "/api/analyse", LONG)
+        wait_for(lambda: engines.searching == 1, 120, "the analysis did not start")
+        time.sleep(0.5)
+        connection.close()
+        # Before: the search ran its 100,000 simulations (137 s) for nobody.
+        wait_for(lambda: engines.searching == 0, 15, "the search went on after its client left")
+    assert re.search(r"analyse: cancelled: the client went away after \d+ simulations", caplog.text)
+
+
+def test_a_cheap_request_does_not_wait_for_a_long_search(engines):
+    with served(engines) as (port, token):
+        send(port, "POST", "/api/analyse", {"moves": [], "simulations": 1}, headers={"X-Board-Token": token})  # loaded
+        connection = start_request(port, token, "/api/analyse", LONG)
+        try:
+            wait_for(lambda: engines.searching == 1, 120, "the analysis did not start")
+            time.sleep(0.5)
+            latencies = []
+            for _ in range(3):
+                started = time.monotonic()
+                status, body = send(port, "POST", "/api/analyse", {"moves": ["f5"], "simulations": 1}, headers={"X-Board-Token": token})
+                latencies.append(time.monotonic() - started)
+                assert status == 200 and json.loads(body)["search"]["simulations"] == 1
+            assert engines.searching == 1  # the long one still runs
+            # Before: the whole long search (137.6 s in issue 65; one lock held for whole searches).
+            # Now one chunk of 32 simulations of it at most: about half a second on a loaded core
+            # (experiments/web-security/); a chunk took up to 3 s on the sessions' overloaded machine.
+            assert min(latencies) < 15, latencies
+        finally:
+            connection.close()
+        wait_for(lambda: engines.searching == 0, 15, "the long search went on after its client left")
+
+
+def test_every_search_ends_at_the_time_ceiling_whatever_its_simulations(engines, monkeypatch, tiny_run):
+    import alphazero.web.analysis as analysis
+
+    client = board_client(board(engines, tiny_run))
+    assert client.post("/api/analyse", json={"moves": [], "simulations": 1}).status_code == 200  # loaded
+    monkeypatch.setattr(analysis, "MAX_SECONDS", 1.0)
+    for path in ("/api/analyse", "/api/ai_move"):
+        started = time.monotonic()
+        response = client.post(path, json=LONG)
+        took = time.monotonic() - started
+        search = response.get_json()["search"]
+        assert response.status_code == 200 and search["stopped"] == "stopped at the 1 s ceiling", search
+        # The ceiling ends a search between two chunks: it overshoots by one chunk at most.
+        assert 0 < search["simulations"] < LONG["simulations"] and took < 30, (search["simulations"], search["seconds"], took)
+
+
+def test_a_search_beyond_the_most_the_board_runs_at_once_is_refused(engines, monkeypatch):
+    monkeypatch.setattr(engines, "max_searches", 1)
+    with served(engines) as (port, token):
+        connection = start_request(port, token, "/api/analyse", LONG)
+        try:
+            wait_for(lambda: engines.searching == 1, 120, "the analysis did not start")
+            status, body = send(port, "POST", "/api/ai_move", {"moves": [], "simulations": 1}, headers={"X-Board-Token": token})
+            assert status == 503 and "1 searches are running, the most this board runs at once" in body
+            status, body = send(port, "POST", "/api/position", {"moves": ["f5"]}, headers={"X-Board-Token": token})
+            assert status == 200  # what needs no search is served
+        finally:
+            connection.close()
+        wait_for(lambda: engines.searching == 0, 15, "the long search went on after its client left")
