@@ -24,6 +24,11 @@ in <meta name="board-token">); `checkpoint` and `run` name only what the board o
 is a 403 answer `{"error": "..."}`; bad input (a malformed transcript, an illegal move, a budget
 out of range) a 400; one search more than the board runs at once a 503. Each is one line in the
 server's log.
+
+Files: the server writes none of its own. Loading a network may write the precision verdict
+cache (alphazero.nn.precision: $ALPHAZERO_PRECISION_CACHE, else ~/.cache/alphazero/precision.json,
+and its .lock beside it), as every command that plays a network does, and a first start writes
+numba's compiled kernels into __pycache__; nothing under a run directory or a checkpoint changes.
 """
 
 from __future__ import annotations

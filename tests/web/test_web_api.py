@@ -186,3 +186,13 @@ def test_a_whole_game_through_the_api_against_the_default_network(client):
     for action in parse_transcript("".join(position["moves"])):
         state = state.play(action)
     assert state.is_over() and position["result"] and len(position["moves"]) >= 58
+
+
+def test_the_board_plays_in_the_precision_asked_for():
+    # --precision was parsed and ignored: the board built its settings field by field without it.
+    from alphazero.web.__main__ import board_settings, command_parser
+
+    settings = board_settings(command_parser().parse_args(["--precision", "fp32", "--threads", "2", "--endgame", "12",
+                                                            "--simulations", "50"]))
+    assert (settings.precision, settings.threads, settings.endgame_solve_empties) == ("fp32", 2, 12)
+    assert (settings.simulations, settings.seconds) == (None, None)  # each request sets its budget
