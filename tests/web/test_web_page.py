@@ -1,6 +1,6 @@
 """What the web board's page shows, in headless Chromium: data from disk as text (file names, shard
-metadata and TensorBoard tags carrying markup run nothing). Skipped with the reason where Chromium,
-chromedriver or selenium is missing."""
+metadata and TensorBoard tags carrying markup run nothing), tabs that switch. Skipped with the
+reason where Chromium, chromedriver or selenium is missing."""
 
 import pytest
 
@@ -88,3 +88,13 @@ def test_file_names_shard_metadata_and_tags_carrying_markup_are_shown_as_text(pa
     idle(driver)
     assert text(driver, "run-ply-number") == "0"
     nothing_ran(driver)
+
+
+def test_each_tab_shows_its_panel_and_only_its_panel(page):
+    driver, _ = page
+    play, run = driver.find_element(By.ID, "panel-play"), driver.find_element(By.ID, "panel-run")
+    assert play.is_displayed() and not run.is_displayed()
+    driver.find_element(By.ID, "tab-run").click()
+    assert run.is_displayed() and not play.is_displayed()
+    driver.find_element(By.ID, "tab-play").click()
+    assert play.is_displayed() and not run.is_displayed()
