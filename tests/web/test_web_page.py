@@ -1,6 +1,7 @@
 """What the web board's page shows, in headless Chromium: data from disk as text (file names, shard
-metadata and TensorBoard tags carrying markup run nothing), tabs that switch. Skipped with the
-reason where Chromium, chromedriver or selenium is missing."""
+metadata and TensorBoard tags carrying markup run nothing), tabs that switch, a run's games and
+curves there before its tab is opened. Skipped with the reason where Chromium, chromedriver or
+selenium is missing."""
 
 import pytest
 
@@ -98,3 +99,13 @@ def test_each_tab_shows_its_panel_and_only_its_panel(page):
     assert run.is_displayed() and not play.is_displayed()
     driver.find_element(By.ID, "tab-play").click()
     assert play.is_displayed() and not run.is_displayed()
+
+
+def test_with_run_the_viewer_holds_the_runs_games_and_curves_before_its_tab_is_opened(page):
+    driver, _ = page
+    assert not driver.find_element(By.ID, "panel-run").is_displayed()  # not opened
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#run-games tr.game")) == 2
+    for chart, series in (("strength-chart", 4), ("loss-chart", 1)):
+        assert len(driver.find_elements(By.CSS_SELECTOR, f"#{chart} polyline.series")) == series, chart
+    driver.find_element(By.ID, "tab-run").click()
+    assert driver.find_elements(By.CSS_SELECTOR, "#run-games tr.game")[0].is_displayed()

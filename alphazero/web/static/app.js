@@ -617,6 +617,7 @@ async function init() {
     showError(err.message);
   }
   await newGame();
+  if (run.dir) await refreshRun(false);  // --run: the viewer's games and curves are there when its tab opens
 }
 
 init();
