@@ -1,7 +1,7 @@
 """What the web board's page shows, in headless Chromium: data from disk as text (file names, shard
 metadata and TensorBoard tags carrying markup run nothing), tabs that switch, a run's games and
-curves there before its tab is opened. Skipped with the reason where Chromium, chromedriver or
-selenium is missing."""
+curves there before its tab is opened, an analysis that goes (and stops its search) when the
+position changes. Skipped with the reason where Chromium, chromedriver or selenium is missing."""
 
 import pytest
 
@@ -9,7 +9,7 @@ pytest.importorskip("flask", reason='Flask not installed (pip install -e ".[web]
 pytest.importorskip("selenium", reason='selenium not installed (pip install -e ".[browser-test]")')
 
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from alphazero.play.choosers import default_checkpoint  # noqa: E402
 from tests.web.browser import NEEDS_CHROMIUM, board_process, chromium, idle, text  # noqa: E402
@@ -109,3 +109,40 @@ def test_with_run_the_viewer_holds_the_runs_games_and_curves_before_its_tab_is_o
         assert len(driver.find_elements(By.CSS_SELECTOR, f"#{chart} polyline.series")) == series, chart
     driver.find_element(By.ID, "tab-run").click()
     assert driver.find_elements(By.CSS_SELECTOR, "#run-games tr.game")[0].is_displayed()
+
+
+def analysed(driver):
+    return driver.find_elements(By.CSS_SELECTOR, "#analysis-moves tr.candidate")
+
+
+def test_the_analysis_goes_when_the_position_changes_and_its_search_stops(page):
+    driver, log = page
+    Select(driver.find_element(By.ID, "human")).select_by_value("both")
+    driver.find_element(By.CSS_SELECTOR, '#board .cell[data-square="f5"]').click()
+    idle(driver)
+    driver.find_element(By.ID, "analyse").click()
+    idle(driver)
+    assert analysed(driver) and driver.find_elements(By.CSS_SELECTOR, "#board .heat")
+    driver.find_element(By.ID, "undo").click()  # back to the start: the analysis of f5 is not the start's
+    idle(driver)
+    assert not analysed(driver) and not driver.find_elements(By.CSS_SELECTOR, "#board .heat")
+    assert "Analyse position" in text(driver, "analysis")
+
+    driver.find_element(By.ID, "analyse").click()
+    idle(driver)
+    driver.find_element(By.CSS_SELECTOR, '#board .cell[data-square="d3"]').click()  # a move
+    idle(driver)
+    assert not analysed(driver) and not driver.find_elements(By.CSS_SELECTOR, "#board .heat")
+
+    # An analysis under way when the position changes: its answer is never shown, and the
+    # server stops its search (the page gave up on the request).
+    simulations = driver.find_element(By.ID, "simulations")
+    simulations.clear()
+    simulations.send_keys("100000")
+    driver.find_element(By.ID, "analyse").click()
+    WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.ID, "analysis-running"))
+    driver.find_element(By.ID, "undo").click()
+    idle(driver)
+    assert not analysed(driver) and not driver.find_elements(By.ID, "analysis-running")
+    WebDriverWait(driver, 30).until(lambda d: any("analyse: cancelled: the client went away" in line for line in log))
+    assert driver.execute_script("return play.moves") == []  # d3 undone

@@ -24,6 +24,8 @@ const play = {
   viewPosition: null, // the description of the position shown when viewing an earlier ply
   heat: null,         // {policy: {square: prior}} of the position shown, or null
   values: [],         // the network's value for black after each ply (chart)
+  aiSearch: null,     // AbortController of the AI move being searched, or null
+  analysis: null,     // AbortController of the analysis being searched, or null
 };
 
 const run = { dir: "", game: null, ply: 0, timer: null, listed: "" };
@@ -67,12 +69,17 @@ function showError(message) {
   box.hidden = !message;
 }
 
-// `payload` given: a POST of it as JSON.
-async function api(path, payload) {
+function isAbort(err) {
+  return err && err.name === "AbortError";
+}
+
+// `payload` given: a POST of it as JSON. `signal`: an AbortSignal that gives up on the request
+// (the server then stops the search it was running).
+async function api(path, payload, signal) {
   setBusy(1);
   try {
     const headers = { "X-Board-Token": TOKEN };
-    const options = { headers };
+    const options = { headers, signal };
     if (payload !== undefined) {
       options.method = "POST";
       headers["Content-Type"] = "application/json";
@@ -83,6 +90,7 @@ async function api(path, payload) {
     try {
       data = await response.json();
     } catch (err) {
+      if (isAbort(err)) throw err;
       throw new Error(`${path}: the server answered ${response.status} without JSON`);
     }
     if (!response.ok) {
@@ -214,24 +222,33 @@ function plyLink(index, text, title) {
   return span;
 }
 
+// The game changed (a move, undo, a new or loaded game): an AI move still searched for the old
+// one is given up (the server stops its search), and so is the analysis.
+function gameChanged() {
+  if (play.aiSearch) play.aiSearch.abort();
+  play.aiSearch = null;
+  clearAnalysis();
+}
+
 async function setGame(position) {
+  gameChanged();
   play.position = position;
   play.start = position.start;
   play.moves = position.moves;
   play.view = null;
   play.viewPosition = null;
-  play.heat = null;
   renderPlay();
   await refreshValues();
   await maybeAiMove();
 }
 
-// Run `action`, showing what it throws in #error.
+// Run `action`, showing what it throws in #error; a request given up on (AbortError) is not an error.
 async function guarded(action) {
   try {
     showError(null);
     await action();
   } catch (err) {
+    if (isAbort(err)) return;
     showError(err.message);
     renderPlay();
   }
@@ -250,10 +267,11 @@ async function maybeAiMove() {
   play.aiFailed = false;
   $("status").textContent = `${capital(position.to_move)} to move: the AI is thinking…`;
   let answer;
+  play.aiSearch = new AbortController();
   try {
-    answer = await api("/api/ai_move", { start: play.start, moves: play.moves, ...settings() });
+    answer = await api("/api/ai_move", { start: play.start, moves: play.moves, ...settings() }, play.aiSearch.signal);
   } catch (err) {
-    play.aiFailed = true;
+    if (!isAbort(err)) play.aiFailed = true;
     throw err;
   }
   await setGame(answer.position);
@@ -261,14 +279,16 @@ async function maybeAiMove() {
 
 async function refreshValues() {
   if (!play.position) return;
+  const position = play.position;
+  let values = [];
   try {
-    const data = await api("/api/values", { start: play.start, moves: play.moves, checkpoint: settings().checkpoint });
-    play.values = data.black_values;
-  } catch (err) {
-    play.values = [];
-    throw err;
+    values = (await api("/api/values", { start: play.start, moves: play.moves, checkpoint: settings().checkpoint })).black_values;
+  } finally {
+    if (position === play.position) {  // not a reply about a game replaced meanwhile
+      play.values = values;
+      renderValueChart();
+    }
   }
-  renderValueChart();
 }
 
 async function viewPly(index) {
@@ -280,7 +300,7 @@ async function viewPly(index) {
       play.viewPosition = await api("/api/position", { start: play.start, moves: play.moves.slice(0, index) });
       play.view = index;
     }
-    play.heat = null;
+    clearAnalysis();
     renderPlay();
   });
 }
@@ -302,12 +322,26 @@ function undo() {
   });
 }
 
+// The position shown changed: its analysis, done or under way, is taken off the page (and given
+// up: the server stops the search), and so is the heat map.
+function clearAnalysis() {
+  if (play.analysis) play.analysis.abort();
+  play.analysis = null;
+  play.heat = null;
+  $("analysis").replaceChildren(el("p", { className: "hint" }, "Press ", el("em", {}, "Analyse position"),
+    ": the network's policy appears on the board as a heat map."));
+}
+
 async function analyse() {
   await guarded(async () => {
     const position = shownPosition();
     const moves = play.view === null ? play.moves : play.moves.slice(0, play.view);
-    $("analysis").replaceChildren(el("p", { className: "hint" }, "Analysing…"));
-    const result = await api("/api/analyse", { start: play.start, moves, ...settings() });
+    clearAnalysis();  // a second press restarts the analysis
+    const analysis = play.analysis = new AbortController();
+    $("analysis").replaceChildren(el("p", { className: "hint", id: "analysis-running" }, "Analysing…"));
+    const result = await api("/api/analyse", { start: play.start, moves, ...settings() }, analysis.signal);
+    if (analysis !== play.analysis) return;  // the position changed while the answer was on its way
+    play.analysis = null;
     play.heat = result.network.policy;
     renderPlay();
     renderAnalysis(result, position);
@@ -610,6 +644,7 @@ function applyConfig(config) {
 
 async function init() {
   listen();
+  clearAnalysis();
   try {
     applyConfig(await api("/api/config"));
     scheduleRunRefresh();
