@@ -246,7 +246,9 @@ class SearchChooser(MoveChooser):
         search = entry[0]
         result, done = search_within(search, state.as_array(), 60 - state.empties(), self.simulations, time_limit, should_stop)
         self.last_simulations = done
-        self.last_reused_visits = int(result.reused_visits[0])
+        # The last chunk of a chunked search found the earlier chunks' visits in the tree as well:
+        # only what the tree held before this search counts as reused.
+        self.last_reused_visits = int(result.reused_visits[0]) - (done - int(result.simulations[0]))
         return result, search
 
     # -- the chooser interface -----------------------------------------------------------------
@@ -316,6 +318,7 @@ class SearchChooser(MoveChooser):
             simulations=self.last_simulations,
             seconds=time.perf_counter() - started,
             variations=variations,
+            reused_visits=self.last_reused_visits,
         )
 
     def set_limits(self, simulations: int | None, seconds: float | None) -> None:
@@ -353,6 +356,8 @@ class Thought:
     exact_score:         the root's exact final disc difference for the side to move (empties to
                          the winner) when the endgame solver solved it, else None.
     simulations:         new simulations this search ran; seconds: its wall time.
+    reused_visits:       visits the root already had from the tree kept since the last search
+                         (the candidates' visits are these plus this search's simulations).
     variations:          for each of `moves`, in the same order, that move followed by the most
                          visited line below it (the NBoard engine's `hint` lines).
     """
@@ -365,6 +370,7 @@ class Thought:
     simulations: int
     seconds: float
     variations: list[list[int]] = dataclasses.field(default_factory=list)
+    reused_visits: int = 0
 
 
 def principal_variation(tree, max_plies: int = 20, node: int | None = None) -> list[int]:

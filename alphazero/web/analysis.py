@@ -285,8 +285,9 @@ def network_view(priors: np.ndarray, value: float, state) -> dict:
 
 
 def search_summary(thought, state, stopped: str | None = None) -> dict:
-    """The search's move, value, candidates (visits, Q, win %), principal variation, why it
-    stopped early if it did and, near the end, the exact solver's result."""
+    """The search's move, value, candidates (visits, Q, win %), principal variation, how many of
+    the visits it found in the tree kept from the last search, why it stopped early if it did and,
+    near the end, the exact solver's result."""
     moves = []
     for info, line in zip(thought.moves, thought.variations or [[]] * len(thought.moves), strict=True):
         moves.append({
@@ -304,7 +305,7 @@ def search_summary(thought, state, stopped: str | None = None) -> dict:
     return {
         "move": "pa" if thought.action == PASS else action_name(thought.action),
         "value": value, "win": None if value is None else (value + 1) / 2,
-        "simulations": thought.simulations, "seconds": thought.seconds,
+        "simulations": thought.simulations, "reused": thought.reused_visits, "seconds": thought.seconds,
         "stopped": stopped,
         "moves": moves, "pv": ["pa" if a == PASS else action_name(a) for a in thought.principal_variation],
         "solver": solver,

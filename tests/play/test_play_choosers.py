@@ -135,6 +135,17 @@ def test_tree_is_reused_after_our_move_and_the_reply():
     assert chooser.last_reused_visits == 0
 
 
+def test_a_chunked_search_counts_as_reused_only_the_visits_from_before_it():
+    # In chunks (a stoppable search, as the web board's and NBoard's), the last chunk finds the
+    # earlier chunks' visits in the tree: they are this search's, not reused (it said 32 of 64).
+    chooser = SearchChooser(UniformEvaluator(), simulations=64)
+    state = GameState.start()
+    first = chooser.think(state, should_stop=lambda: False)
+    assert first.simulations == 64 and first.reused_visits == 0 and sum(m.visits for m in first.moves) == 64
+    again = chooser.think(state, should_stop=lambda: False)
+    assert again.simulations == 64 and again.reused_visits == 64 and sum(m.visits for m in again.moves) == 128
+
+
 def test_new_game_forgets_the_tree():
     chooser = SearchChooser(UniformEvaluator(), simulations=32)
     chooser.choose(GameState.start())

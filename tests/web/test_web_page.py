@@ -1,7 +1,8 @@
 """What the web board's page shows, in headless Chromium: data from disk as text (file names, shard
 metadata and TensorBoard tags carrying markup run nothing), tabs that switch, a run's games and
 curves there before its tab is opened, an analysis that goes (and stops its search) when the
-position changes. Skipped with the reason where Chromium, chromedriver or selenium is missing."""
+position changes, visits shown as this search's plus those reused. Skipped with the reason where
+Chromium, chromedriver or selenium is missing."""
 
 import pytest
 
@@ -146,3 +147,20 @@ def test_the_analysis_goes_when_the_position_changes_and_its_search_stops(page):
     assert not analysed(driver) and not driver.find_elements(By.ID, "analysis-running")
     WebDriverWait(driver, 30).until(lambda d: any("analyse: cancelled: the client went away" in line for line in log))
     assert driver.execute_script("return play.moves") == []  # d3 undone
+
+
+def test_visits_are_shown_as_this_search_plus_those_reused(page):
+    driver, _ = page
+    driver.find_element(By.ID, "load-text").send_keys("f5d6c3d3c4f4")  # a position no search has seen
+    driver.find_element(By.ID, "load").click()
+    idle(driver)
+    visits = []
+    for _ in range(2):  # the same position twice: the second search starts from the first's tree
+        driver.find_element(By.ID, "analyse").click()
+        idle(driver)
+        WebDriverWait(driver, 60).until(analysed)
+        shown = text(driver, "analysis-visits")
+        total = sum(int(row.find_elements(By.TAG_NAME, "td")[1].text) for row in analysed(driver))
+        visits.append((shown, total))
+    assert visits[0] == ("16 simulations", 16)
+    assert visits[1] == ("16 simulations (+16 reused)", 32)

@@ -380,8 +380,11 @@ function renderAnalysis(result, position) {
   $("analysis").replaceChildren(...parts);
 }
 
+// "Search (200 simulations (+514 reused), 0.42 s)": the candidates' visits are this search's
+// simulations plus the visits of the tree kept from the last search of this game.
 function visitsText(search) {
-  return `${search.simulations} simulations`;
+  const reused = search.reused ? ` (+${search.reused} reused)` : "";
+  return `${search.simulations} simulations${reused}`;
 }
 
 function searchParagraph(search) {
