@@ -25,7 +25,8 @@ from alphazero.web.positions import InputError
 
 MAX_LISTED_GAMES = 40
 MAX_CACHED_SHARDS = 64
-EXTRA_CURVE_PREFIXES = ("eval/score_vs_", "elo/")
+ELO_PREFIX = "elo/"
+EXTRA_CURVE_PREFIXES = ("eval/score_vs_", ELO_PREFIX)
 
 
 class RunReader:
@@ -115,21 +116,25 @@ class RunReader:
         }
 
     def curves(self, run_dir: str | Path) -> dict:
-        """The strength and loss curves from the run's TensorBoard events: {group: {tag: [[step, value], ...]}}."""
+        """The run's curves from its TensorBoard events, by what their values measure, so that each
+        group shares one axis: {"elo": {tag: [[step, value], ...]}, "scores": {...} (0..1), "losses": {...}}."""
         from alphazero.train.plots import FIGURES, read_scalars
 
         run = self.check_run(run_dir)
         tb = run / "tb"
+        empty = {"elo": {}, "scores": {}, "losses": {}}
         if not tb.is_dir():
-            return {"strength": {}, "losses": {}, "message": f"{tb} does not exist yet: no curves"}
+            return {**empty, "message": f"{tb} does not exist yet: no curves"}
         scalars = read_scalars(tb)
         if not scalars:  # TensorBoard's reader skips what it cannot parse without a word
             files = sorted(p.name for p in tb.glob("events.out.tfevents.*"))
             message = (f"no curves could be read from {len(files)} event file(s) in {tb} (damaged, or nothing logged yet)"
                        if files else f"{tb} holds no event files yet: no curves")
-            return {"strength": {}, "losses": {}, "message": message}
+            return {**empty, "message": message}
         strength_tags = [t for t in FIGURES["strength"] if t in scalars]
         strength_tags += sorted(t for t in scalars if t.startswith(EXTRA_CURVE_PREFIXES) and t not in strength_tags)
         loss_tags = [t for t in FIGURES["losses"] if t in scalars and t.startswith("loss/")]
         group = lambda tags: {t: [[int(s), float(v)] for s, v in scalars[t] if math.isfinite(v)] for t in tags}  # noqa: E731
-        return {"strength": group(strength_tags), "losses": group(loss_tags), "message": None}
+        return {"elo": group([t for t in strength_tags if t.startswith(ELO_PREFIX)]),
+                "scores": group([t for t in strength_tags if not t.startswith(ELO_PREFIX)]),
+                "losses": group(loss_tags), "message": None}

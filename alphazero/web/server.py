@@ -16,7 +16,7 @@ The API (JSON in and out; the page holds the game, see alphazero.web.positions):
   POST /api/values              {start, moves, checkpoint} -> the network's value of every position
   GET  /api/run/games?run=DIR   the run's newest self-play games
   GET  /api/run/game?run=DIR&id=SHARD:INDEX   one game with the search's policy and value per ply
-  GET  /api/run/curves?run=DIR  strength and loss curves from the run's TensorBoard events
+  GET  /api/run/curves?run=DIR  Elo, score and loss curves from the run's TensorBoard events
 
 Who may ask (alphazero.web.access): every request's `Host` must be the server's own address and
 every /api/ request must carry the page's token in `X-Board-Token` (the page served at / holds it

@@ -157,7 +157,8 @@ def test_the_board_in_a_browser(server, browser, tiny_run, tmp_path):
     assert text(driver, "run-ply-number") == "5"
     assert re.fullmatch(r"[+-]\d\.\d{3}", text(driver, "run-value"))
     assert driver.find_elements(By.CSS_SELECTOR, "#run-board .heat")
-    assert len(driver.find_elements(By.CSS_SELECTOR, "#strength-chart polyline.series")) == 3
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#elo-chart polyline.series")) == 1
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#score-chart polyline.series")) == 2
     assert len(driver.find_elements(By.CSS_SELECTOR, "#loss-chart polyline.series")) == 2
     assert not driver.find_element(By.ID, "error").is_displayed()
 

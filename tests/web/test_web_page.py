@@ -1,8 +1,10 @@
 """What the web board's page shows, in headless Chromium: data from disk as text (file names, shard
 metadata and TensorBoard tags carrying markup run nothing), tabs that switch, a run's games and
 curves there before its tab is opened, an analysis that goes (and stops its search) when the
-position changes, visits shown as this search's plus those reused. Skipped with the reason where
-Chromium, chromedriver or selenium is missing."""
+position changes, visits shown as this search's plus those reused, and Elo and scores each on an
+axis of their own. Skipped with the reason where Chromium, chromedriver or selenium is missing."""
+
+import re
 
 import pytest
 
@@ -82,8 +84,8 @@ def test_file_names_shard_metadata_and_tags_carrying_markup_are_shown_as_text(pa
     idle(driver)
     rows = driver.find_elements(By.CSS_SELECTOR, "#run-games tr.game")
     assert [row.find_elements(By.TAG_NAME, "td")[3].text for row in rows] == [MARKUP, MARKUP]
-    assert f"elo/{MARKUP}" in text(driver, "strength-legend") and f"eval/score_vs_{MARKUP}" in text(driver, "strength-legend")
-    names = [line.get_attribute("data-name") for line in driver.find_elements(By.CSS_SELECTOR, "#strength-chart polyline.series")]
+    assert f"elo/{MARKUP}" in text(driver, "elo-legend") and f"eval/score_vs_{MARKUP}" in text(driver, "score-legend")
+    names = [line.get_attribute("data-name") for line in driver.find_elements(By.CSS_SELECTOR, "#elo-chart polyline.series")]
     assert f"elo/{MARKUP}" in names
     assert text(driver, "run-summary").startswith(str(hostile_run))
     rows[0].click()
@@ -106,10 +108,29 @@ def test_with_run_the_viewer_holds_the_runs_games_and_curves_before_its_tab_is_o
     driver, _ = page
     assert not driver.find_element(By.ID, "panel-run").is_displayed()  # not opened
     assert len(driver.find_elements(By.CSS_SELECTOR, "#run-games tr.game")) == 2
-    for chart, series in (("strength-chart", 4), ("loss-chart", 1)):
+    for chart, series in (("elo-chart", 2), ("score-chart", 2), ("loss-chart", 1)):
         assert len(driver.find_elements(By.CSS_SELECTOR, f"#{chart} polyline.series")) == series, chart
     driver.find_element(By.ID, "tab-run").click()
     assert driver.find_elements(By.CSS_SELECTOR, "#run-games tr.game")[0].is_displayed()
+
+
+def chart_span(driver, chart):
+    """The height the series of `chart` span, as a share of the chart's plotting height."""
+    ys = [float(y) for line in driver.find_elements(By.CSS_SELECTOR, f"#{chart} polyline.series")
+          for y in re.findall(r",([-\d.]+)", line.get_attribute("points"))]
+    height = float(driver.find_element(By.ID, chart).get_dom_attribute("viewBox").split()[3])
+    return (max(ys) - min(ys)) / (height - 2 * 24)
+
+
+def test_elo_and_scores_each_have_an_axis_of_their_own(page):
+    driver, _ = page
+    driver.find_element(By.ID, "tab-run").click()
+    idle(driver)
+    # Elo from 50 to 500 and scores within 0..1: on one axis the scores were a flat line.
+    assert chart_span(driver, "elo-chart") > 0.9
+    assert chart_span(driver, "score-chart") > 0.3
+    labels = [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#score-chart text")]
+    assert "0" in labels and "1" in labels  # the scores' axis is 0 to 1
 
 
 def analysed(driver):

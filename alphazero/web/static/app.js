@@ -545,10 +545,17 @@ function runGameRow(game) {
   return row;
 }
 
+// Elo and scores (0 to 1) on charts of their own: on one axis the scores were a flat line.
+const CURVE_CHARTS = [
+  ["elo", "elo-chart", "elo-legend", {}],
+  ["scores", "score-chart", "score-legend", { yMin: 0, yMax: 1 }],
+  ["losses", "loss-chart", "loss-legend", {}],
+];
+
 function renderCurves(data) {
-  for (const [group, svgId, legendId] of [["strength", "strength-chart", "strength-legend"], ["losses", "loss-chart", "loss-legend"]]) {
-    const series = Object.entries(data[group]).map(([name, points]) => ({ name, points }));
-    drawChart($(svgId), series, {});
+  for (const [group, svgId, legendId, options] of CURVE_CHARTS) {
+    const series = Object.entries(data[group] || {}).map(([name, points]) => ({ name, points }));
+    drawChart($(svgId), series, options);
     legend($(legendId), series);
   }
   if (data.message) $("run-summary").textContent += " " + data.message;
