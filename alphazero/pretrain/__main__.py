@@ -87,7 +87,40 @@ def _check_start(cfg, run_dir: Path) -> None:
         raise StartRefused(str(error)) from None
 
 
+def help_text() -> str:
+    """`--help`: the command, its examples and the model presets on one screen (Hydra's own help
+    would print the whole config)."""
+    from alphazero.pretrain.config import DEFAULT_WTHOR_DIR
+    from alphazero.train.usage import model_options
+
+    models = model_options()
+    width = max(len(name) for name in models)
+    lines = [
+        "usage: python -m alphazero.pretrain [model=PRESET] [KEY=VALUE ...]",
+        "",
+        f"Trains a network on the WTHOR expert games (in {DEFAULT_WTHOR_DIR}, or pretrain.wthor_dir=DIR), in a run",
+        "directory (run.dir=DIR): a warm start for self-play (docs/warm-start.md).",
+        "",
+        "examples:",
+        __doc__.split("Examples:\n", 1)[1].split("\n\n", 1)[0],
+        "",
+        "models (model=NAME; default small):",
+        *(f"  {name:<{width}}  {about}" for name, about in models.items()),
+        "",
+        "Any key can be set: pretrain.epochs=3 pretrain.lr=0.01 run.max_minutes=60.",
+        "  every key and its value for a command line:  python -m alphazero.pretrain [overrides] --cfg job",
+        "  the keys, typed and documented:               alphazero/pretrain/config.py",
+        "  Hydra's own options:                          python -m alphazero.pretrain --hydra-help",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
+    from alphazero.train.usage import wants_help
+
+    if wants_help(sys.argv[1:]):
+        print(help_text(), end="")
+        return
     # Judge the command line before Hydra creates the run directory and its .hydra/.
     from alphazero.pretrain.config import PretrainRootConfig
     from alphazero.train.startup import Program, StartRefused, check_command_line
