@@ -7,13 +7,16 @@ to skip. So progress goes to stderr, on by default exactly when stderr is a term
 
 `StatusLine` draws one line that rewrites itself in place on a terminal (at most a few times a
 second) and, where progress was asked for on a stream that is not a terminal (a log file), writes
-whole lines instead, at most one a minute, plus the last one.
+whole lines instead, at most one a minute, plus the last one. `TickingLine` is a StatusLine that a
+thread of its own keeps counting the seconds of, for a wait the main thread cannot watch.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import threading
 import time
 
 # A command ended by Ctrl-C exits with the shell's code for SIGINT, after one line saying what was
@@ -95,15 +98,17 @@ class StatusLine:
             self.stream.write(text + "\n")
         self.stream.flush()
 
-    def clear(self) -> None:
+    def clear(self) -> bool:
         """Erase the line on a terminal, so that other output (stdout on the same screen) can be
-        printed; the next `update` draws it again at once. Nothing to do in a log."""
+        printed; the next `update` draws it again at once. True if a line was erased; nothing to
+        do in a log, whose whole lines stay where they are."""
         if not (self.enabled and self.is_tty and self._width):
-            return
+            return False
         self.stream.write("\r" + " " * self._width + "\r")
         self.stream.flush()
         self._width = 0
         self._shown_at = None
+        return True
 
     def close(self, text: str | None = None) -> None:
         """Show `text` (or the last text not yet shown) and end the line."""
@@ -117,3 +122,79 @@ class StatusLine:
             self.stream.flush()
         self._width = 0
         self._shown_at = None
+
+
+class TickingLine:
+    """`TEXT | 1 min 05 s`: a status line whose elapsed time a thread of its own redraws every
+    `tick` seconds, through a StatusLine (in place on a terminal; elsewhere whole lines at most
+    once a minute; nothing when not `enabled`).
+
+    For a wait whose end another process decides while this process's main thread is busy with
+    other things: a training run's self-play workers compile numba's kernels (minutes on a first
+    start) while the main process imports torch and measures its network, and nothing it does
+    would otherwise show that the command is alive. Other output to the same terminal meanwhile
+    (log records) goes through `cleared()`, which takes the line away and draws it back after.
+    """
+
+    def __init__(self, text: str, enabled: bool = True, stream=None, tick: float = 1.0, clock=time.monotonic):
+        self.text = text
+        self.tick_seconds = tick
+        self.clock = clock
+        self._line = StatusLine(enabled, stream, clock=clock)
+        self._lock = threading.RLock()  # the ticking thread and the writers of other output
+        self._started_at: float | None = None
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._started_at is not None and not self._done.is_set()
+
+    def elapsed(self) -> float:
+        return 0.0 if self._started_at is None else self.clock() - self._started_at
+
+    def render(self) -> str:
+        return f"{self.text} | {format_seconds(self.elapsed())}"
+
+    def start(self, thread: bool = True) -> "TickingLine":
+        """Show the line and start counting (once: a second start changes nothing); `thread=False`
+        leaves the ticking to calls of `tick` (tests with a fake clock)."""
+        if self._started_at is not None:
+            return self
+        self._started_at = self.clock()
+        self.tick()
+        if thread and self._line.enabled:
+            self._thread = threading.Thread(target=self._run, name="ticking-line", daemon=True)
+            self._thread.start()
+        return self
+
+    def tick(self) -> None:
+        with self._lock:
+            if self.running:
+                self._line.update(self.render())
+
+    def _run(self) -> None:
+        while not self._done.wait(self.tick_seconds):
+            self.tick()
+
+    @contextlib.contextmanager
+    def cleared(self):
+        """Write other output to the terminal with the line out of its way."""
+        with self._lock:
+            shown = self._line.clear()
+            try:
+                yield
+            finally:
+                if shown and self.running:
+                    self._line.update(self.render(), force=True)
+
+    def stop(self) -> float:
+        """Stop counting and take the line off the terminal; returns the seconds it counted."""
+        with self._lock:
+            seconds = self.elapsed()
+            self._done.set()
+            self._line.clear()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        return seconds

@@ -72,6 +72,8 @@ from alphazero.mcts.rng import seed_streams
 from alphazero.mcts.root import RootRule, discount_root_visits, root_child_visits, root_values
 from alphazero.mcts.tree import EXPANDED, NO_ACTION, Tree, advance_trees, allocate_tree, prepare_roots, record_root_values
 from alphazero.othello.bitboard import NUM_ACTIONS, START_BLACK, START_WHITE, is_game_over_batch
+from alphazero.numba_cache import all_compiled_here
+from alphazero.solver.endgame import solve_root
 from alphazero.solver.solver import SearchOptions, Solver
 
 
@@ -400,4 +402,18 @@ def warm_up_search(config: MCTSConfig) -> None:
     search.advance(result.action)
 
 
-__all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION", "NO_EXACT_SCORE", "warm_up_search"]
+# Kernels every search calls: the walk down the tree, the backup, the roots' preparation and the
+# endgame solver's root (its construction warms the solver). A process that finds these in numba's
+# cache loads the search in seconds; one that does not compiles all of the search's kernels (a
+# fresh clone or cache: minutes on a 2-core laptop, most of it the solver's).
+SEARCH_KERNELS = (select_leaves, backup, prepare_roots, solve_root)
+
+
+def search_kernels_cached() -> bool | None:
+    """Whether this machine's search kernels are in numba's cache (None: cannot tell), asked
+    without compiling them: a command can say "compiling" before its workers go quiet for it."""
+    return all_compiled_here(SEARCH_KERNELS)
+
+
+__all__ = ["BatchedSearch", "SearchResult", "MCTSConfig", "NO_ACTION", "NO_EXACT_SCORE", "SEARCH_KERNELS", "search_kernels_cached",
+           "warm_up_search"]

@@ -27,21 +27,32 @@ register_configs()
 
 # The training processes' group when torchrun started several (set by main on rank 0), else None.
 _GROUP = None
+# The wait for self-play's first move as main() began it, once the command line was accepted: a
+# cold numba cache is said then, a second sooner than the job could (Hydra's set-up of the run
+# takes that long on a busy 2-core machine). The first job takes it; a sweep's later jobs ask the
+# cache again (warm by then).
+_FIRST_WAIT = None
 
 
 @hydra.main(version_base=None, config_path=CONF_DIR, config_name="config")
 def _entry(raw: DictConfig) -> None:
-    from alphazero.train.loop import TrainingRun
-    from alphazero.selfplay.restarts import ProcessKeepsDying
-    from alphazero.train.run_dir import DiskFullError, RunDirectoryError
+    global _FIRST_WAIT
+    from alphazero.train.waiting import PlayWait
 
     try:
         cfg = to_typed(raw)
     except ValueError as err:
         _refuse(err)
+    # Before the imports below (torch alone takes seconds): on a cold numba cache a line says at
+    # once that the search kernels are compiling, and ticks until self-play begins.
+    wait, _FIRST_WAIT = _FIRST_WAIT or PlayWait.at_start(cfg), None
+    from alphazero.train.loop import TrainingRun
+    from alphazero.selfplay.restarts import ProcessKeepsDying
+    from alphazero.train.run_dir import DiskFullError, RunDirectoryError
+
     run_dir = Path(HydraConfig.get().runtime.output_dir)
     cfg.run.dir = str(run_dir)
-    run = TrainingRun(cfg, run_dir, group=_GROUP)
+    run = TrainingRun(cfg, run_dir, group=_GROUP, wait=wait)
     try:
         run.run()
     except DiskFullError as err:
@@ -53,6 +64,7 @@ def _entry(raw: DictConfig) -> None:
         logging.getLogger("alphazero.train").error("%s", err)
         sys.exit(3)
     except (RunDirectoryError, ValueError) as err:
+        wait.stop()  # a refusal is one line: the wait's line off the terminal first
         _refuse(err)
     except KeyboardInterrupt:
         # A second Ctrl-C: no traceback, just what is on disk and what is not.
@@ -62,11 +74,14 @@ def _entry(raw: DictConfig) -> None:
 
 def _refuse(err: Exception) -> None:
     """A start refused: one line on stderr (not the log: nothing is written), exit status 2."""
+    if _FIRST_WAIT is not None:
+        _FIRST_WAIT.stop()  # its line off the terminal first
     print(f"error: {err}", file=sys.stderr)
     sys.exit(2)
 
 
 def main() -> None:
+    global _FIRST_WAIT
     if wants_help(sys.argv[1:]):
         # The presets and groups on one screen (Hydra's --help would print the whole config).
         print(help_text(CONF_DIR, __doc__.split("Examples:\n", 1)[-1]), end="")
@@ -88,9 +103,13 @@ def main() -> None:
         if ranks.rank != 0:
             sys.exit(follower_main(ranks))
     try:
-        check_command_line(sys.argv[1:], CONF_DIR)
+        jobs = check_command_line(sys.argv[1:], CONF_DIR)
     except StartRefused as err:
         _refuse(err)
+    if jobs:
+        from alphazero.train.waiting import PlayWait
+
+        _FIRST_WAIT = PlayWait.at_start(jobs[0])
     if ranks is None:
         _entry()
         return

@@ -15,6 +15,7 @@ training steps since the last `latest.pt`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import logging
@@ -47,6 +48,7 @@ from alphazero.train.evaluation import evaluate_baselines, gate
 from alphazero.train.metrics import Metrics, resume_purge_step
 from alphazero.train.provenance import SESSIONS_FILE, describe, record_session
 from alphazero.train.run_dir import DiskFullError, RunLock, check, make_layout, setup_logging
+from alphazero.train.waiting import PlayWait
 from alphazero.train.trainer import OptimizerMismatch, Trainer, build_optimizer, build_scheduler, restore_optimizer
 
 log = logging.getLogger("alphazero.train")
@@ -233,8 +235,11 @@ def saved_run_state(extra: dict) -> RunState:
 class TrainingRun:
     """One run directory's training, from fresh start or resume to a clean stop."""
 
-    def __init__(self, cfg: Config, run_dir: Path, group=None):
+    def __init__(self, cfg: Config, run_dir: Path, group=None, wait: PlayWait | None = None):
         self.cfg = cfg
+        # What the console says until self-play's first move (the command asked numba's cache at
+        # its start; a run made otherwise, by a test say, cannot tell).
+        self.wait = wait or PlayWait(None, cfg.run.progress)
         # alphazero.train.distributed.Group when torchrun started several training processes:
         # this one (rank 0) is the run, and the others train with it. None: a single process.
         self.group = group
@@ -391,12 +396,13 @@ class TrainingRun:
         elif isinstance(report, DiskFullReport):
             raise OSError(errno.ENOSPC, report.message, report.path)
 
-    def _progress_bar(self, total: int, description: str, unit: str) -> tqdm:
+    def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0) -> tqdm:
         """A progress bar on stderr while a stage takes long; shown on a terminal only (a log file
-        gets the status lines), and never with `run.progress=false`."""
+        gets the status lines), and never with `run.progress=false`. `initial`: units done before
+        the bar (counted, not in its rate)."""
         return tqdm(
-            total=total, desc=description, unit=unit, leave=False, dynamic_ncols=True, mininterval=1.0,
-            disable=None if self.cfg.run.progress else True,
+            total=max(total, initial), initial=initial, desc=description, unit=unit, leave=False, dynamic_ncols=True,
+            mininterval=1.0, disable=None if self.cfg.run.progress else True,
         )
 
     def selfplay_sync(self, stop: StopRequest) -> None:
@@ -407,29 +413,40 @@ class TrainingRun:
             games = share + (1 if worker_id < extra else 0)
             if games:
                 self.pool.assign(worker_id, games)
-        start = time.perf_counter()
         description = f"iter {self.state.iteration + 1} self-play"
         # The bar counts moves, which come every few seconds from every worker (games end
-        # together, all slots having started together): its ETA holds from the first report.
+        # together, all slots having started together): its ETA holds from the first report. It
+        # appears when play begins: until the workers have loaded the network and numba has
+        # loaded or compiled the search kernels (minutes on a first start), the wait's own line
+        # ticks instead (PlayWait), and a bar started earlier would count that wait in its clock
+        # and rate (an ETA of 4:30:23 on a first start whose iteration took minutes).
         expected_moves = cfg.games_per_iteration * self._expected_game_length()
-        with self._progress_bar(expected_moves, description, "move") as bar:
-            if not self.workers_ready:
-                # The first moves wait for every worker to load the network and numba to load or
-                # compile the search kernels: say so rather than sit at [00:00<?].
-                bar.set_description(f"{description} (workers starting: loading the network, compiling the search)")
+        with contextlib.ExitStack() as bars:
+            bar = start = played = None
+
+            def open_bar():  # play is under way: the bar's clock, rate and ETA from now
+                nonlocal start, played
+                start, played = time.perf_counter(), (self.selfplay_stats["moves"], self.selfplay_stats["simulations"])
+                return bars.enter_context(self._progress_bar(expected_moves, description, "move", initial=played[0]))
+
+            if self.workers_ready:
+                bar = open_bar()
             while any(task is not None for task in self.pool.current.values()):
                 for report in self.pool.poll(timeout=0.5):
                     if isinstance(report, (ShardReport, ProgressReport)) and not self.workers_ready:
                         self._workers_ready()
-                        bar.set_description(description)
                     self._record(report)
                     stats = self.selfplay_stats
                     if isinstance(report, ShardReport) and not self.first_games_reported:
                         self._report_first_games()
-                    if isinstance(report, ProgressReport):
+                    if not self.workers_ready:
+                        continue
+                    if bar is None:
+                        bar = open_bar()  # with this first report's moves done before it
+                    elif isinstance(report, ProgressReport):
                         bar.total = max(bar.total, stats["moves"])
                         bar.update(report.moves)
-                    rate = stats["simulations"] / max(time.perf_counter() - start, 1e-9)
+                    rate = (stats["simulations"] - played[1]) / max(time.perf_counter() - start, 1e-9)
                     bar.set_postfix_str(f"{stats['games']}/{cfg.games_per_iteration} games, {rate:,.0f} sims/s", refresh=False)
                     bar.refresh()
                 if stop.requested:
@@ -437,7 +454,10 @@ class TrainingRun:
 
     def _workers_ready(self) -> None:
         self.workers_ready = True
-        log.info("self-play workers playing after %.0f s", time.monotonic() - self.pool_started)
+        log.info("%s", self.wait.playing(time.monotonic() - self.pool_started))
+        # The session's first iteration plays from now: its rates (the first games, the status
+        # line) leave out the workers' start, minutes on a first start that compiles the search.
+        self.selfplay_stats["start"] = time.perf_counter()
 
     def _expected_game_length(self) -> float:
         """Plies a game takes: this run's mean so far, else a full game from the opening."""
@@ -632,7 +652,7 @@ class TrainingRun:
         lock = RunLock(self.run_dir)
         lock.acquire()
         try:
-            setup_logging(self.run_dir)
+            setup_logging(self.run_dir, console_guard=self.wait.cleared)
             self._setup()
             if self.spent_at_start is not None:
                 # A resume whose budget is already used up: say so, rather than start the workers
@@ -643,11 +663,7 @@ class TrainingRun:
             with StopRequest() as stop:
                 self.restarts_before_session = self.state.worker_restarts
                 seed = _pool_seed(self.cfg.run.seed, self.state.iteration, self.replay.total_games)
-                log.info(
-                    "starting %d self-play worker(s)%s: loading the network and compiling the search kernels "
-                    "(10-40 s; a minute or more the first time numba compiles them)",
-                    self.cfg.selfplay.workers, " and the inference server" if self.cfg.selfplay.inference_server else "",
-                )
+                log.info("%s", self.wait.workers_starting(self.cfg.selfplay.workers, self.cfg.selfplay.inference_server))
                 self.pool_started = time.monotonic()
                 self.pool = self._start_pool(seed)
                 self.gpu_utilization = GpuUtilization()
@@ -667,6 +683,7 @@ class TrainingRun:
                         self.disk_full = error  # no final save: it would fail too; the last latest.pt stands
                     raise
                 finally:
+                    self.wait.stop()
                     self.pool.close()
                     self._say_what_was_kept()
                     self.gpu_utilization.close()
@@ -680,6 +697,7 @@ class TrainingRun:
                 raise DiskFullError(error.filename or self.run_dir) from None
             raise
         finally:
+            self.wait.stop()  # the line off the terminal before whatever ends the run is said
             lock.release()
 
     def _say_what_was_kept(self) -> None:

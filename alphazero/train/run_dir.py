@@ -12,11 +12,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
 import sys
 from pathlib import Path
+from typing import Callable, ContextManager
 
 
 class RunDirectoryError(RuntimeError):
@@ -112,8 +114,21 @@ def make_layout(run_dir: Path) -> None:
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
 
 
-def setup_logging(run_dir: Path) -> logging.Logger:
-    """Console and <run>/log.txt get the same lines."""
+class _ConsoleHandler(logging.StreamHandler):
+    """The console's handler: each record written inside `guard()` (a status line on the same
+    terminal taken out of its way, see alphazero.console.TickingLine.cleared)."""
+
+    def __init__(self, stream, guard: Callable[[], ContextManager] | None):
+        super().__init__(stream)
+        self.guard = guard or contextlib.nullcontext
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with self.guard():
+            super().emit(record)
+
+
+def setup_logging(run_dir: Path, console_guard: Callable[[], ContextManager] | None = None) -> logging.Logger:
+    """Console and <run>/log.txt get the same lines; `console_guard`: see _ConsoleHandler."""
     root = logging.getLogger()
     root.setLevel(logging.INFO)
     formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%d %H:%M:%S")
@@ -121,7 +136,7 @@ def setup_logging(run_dir: Path) -> logging.Logger:
         if getattr(handler, "_alphazero", False):
             root.removeHandler(handler)
     file_handler = logging.FileHandler(run_dir / "log.txt")
-    console = logging.StreamHandler(sys.stdout)
+    console = _ConsoleHandler(sys.stdout, console_guard)
     for handler in (file_handler, console):
         handler.setFormatter(formatter)
         handler._alphazero = True

@@ -51,10 +51,10 @@ class Program:
 _NO_RUN_FLAGS = ("help", "hydra_help", "cfg", "info", "shell_completion", "experimental_rerun")
 
 
-def check_command_line(argv: list[str], config_dir: str, program: Program | None = None) -> None:
+def check_command_line(argv: list[str], config_dir: str, program: Program | None = None) -> list:
     """Raise StartRefused if the command line `argv` (without the program name) of `program`
-    (default: training) would be refused; return quietly if it may start (or is not a run at all,
-    like `--help`)."""
+    (default: training) would be refused; if it may start, return the typed config of each of its
+    jobs (one, or one per job of a sweep; none for what is not a run at all, like `--help`)."""
     program = program or TRAINING
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra._internal.utils import get_args_parser
@@ -63,7 +63,7 @@ def check_command_line(argv: list[str], config_dir: str, program: Program | None
 
     args = get_args_parser().parse_args(argv)
     if any(getattr(args, flag, None) for flag in _NO_RUN_FLAGS) or args.config_name or args.config_path:
-        return
+        return []
     try:
         parsed = OverridesParser.create().parse_overrides(args.overrides)
     except HydraException as error:
@@ -82,9 +82,11 @@ def check_command_line(argv: list[str], config_dir: str, program: Program | None
         if override.is_sweep_override() and not args.multirun:
             raise StartRefused(f"{override.input_line!r} lists several values: add -m (--multirun) to sweep over them")
     jobs = [job for batch in BasicSweeper.split_arguments(parsed, None) for job in batch] if args.multirun else [args.overrides]
+    configs = []
     for number, job in enumerate(jobs):
         raw = compose_raw(job, config_dir, program)
         cfg = typed_config(raw, program)
+        configs.append(cfg)
         if moves_hydra_dir:
             if not args.multirun and hydra_run_dir is not None and "${" not in hydra_run_dir:
                 program.check_run(cfg, Path(hydra_run_dir))  # the directory Hydra is about to create
@@ -96,6 +98,7 @@ def check_command_line(argv: list[str], config_dir: str, program: Program | None
             )
         run_dir = Path(cfg.run.dir) / str(number) if args.multirun else Path(cfg.run.dir)
         program.check_run(cfg, run_dir)
+    return configs
 
 
 def _names_the_time(raw) -> bool:

@@ -114,7 +114,7 @@ def test_sigterm_to_the_process_group_stops_cleanly_keeps_the_games_in_play_and_
     assert "loss -" not in status and "loss " in status and "(+0)" not in status.split("steps")[1].split("|")[0]
     assert "stop requested (SIGTERM)" in output and "stopped at iteration" in output
     assert "died" not in output and "restarting" not in output, output[-3000:]
-    assert "starting 1 self-play worker(s): loading the network and compiling the search kernels" in output
+    assert "starting 1 self-play worker: " in output  # what it loads or compiles: tests/train/test_first_start.py
     assert group_gone(proc.pid)
     assert output.index("first games |") < output.index("iter 1 |")  # by count: the first shard, not an iteration
     assert "self-play workers playing after" in output
