@@ -40,3 +40,21 @@ def test_train_help_shows_the_presets_and_the_config_groups_not_the_whole_config
     assert "--hydra-help" in out and "--cfg job" in out
     assert "c_puct" not in out  # not the whole config: that is --cfg job
     assert len(out.splitlines()) < 60
+
+
+def test_a_preset_summary_names_no_network_but_the_one_the_preset_uses():
+    """`--help` called the gpu preset's network "large" (its file's opening comment) where the preset
+    chooses, and the README says, medium."""
+    import re
+
+    from alphazero.nn.config import PRESET_NAMES
+    from alphazero.train.usage import preset_summary
+
+    checked = 0
+    for path in sorted((REPO_ROOT / "conf" / "experiment").glob("*.yaml")):
+        chosen = re.search(r"override /model: (\w+)", path.read_text())
+        if chosen:
+            named = {name for name in PRESET_NAMES if re.search(rf"(?<![\w-]){name}(?![\w-])", preset_summary(path))}
+            assert named <= {chosen.group(1)}, (path.name, preset_summary(path))
+            checked += 1
+    assert checked >= 3
