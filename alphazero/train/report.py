@@ -10,6 +10,13 @@ strength, from its TensorBoard events (read as `alphazero.train.plots` reads the
 score, games and LLR (`arena/`), whether it promoted, the best network and its Elo after it
 (`elo/`), and the score of the best network against each baseline (`eval/score_vs_*`).
 
+Elo is the in-run ladder's (`elo/best`): network #0, the one the run started from (random
+weights, or `train.init_from`), is 0, and each promoted network adds its step over the network it
+replaced, measured in the run's own arena (`arena.elo_pairs` games). It shows progress within the
+run; it is not a rating against anything outside it (a run 1,100 Elo above its random start can
+still lose to alpha-beta depth 2): the `vs <baseline>` scores are the outside measure. The report
+says so beside the figures (ELO_MEANING).
+
 Run time is the training's own time: the wall-clock time of the events, less the time the run
 was stopped between sessions (each start or resume is a line of `sessions.jsonl`, see
 `alphazero.train.provenance`); without that file, the time since the first event.
@@ -33,6 +40,13 @@ from alphazero.train.plots import read_scalar_events
 from alphazero.train.provenance import read_sessions
 
 EVAL_PREFIX = "eval/score_vs_"
+# What the Elo figures are relative to, said wherever they are printed.
+ELO_ANCHOR = "over the run's first network #0 (in-run ladder)"
+ELO_MEANING = (
+    "Elo: over this run's first network #0 (Elo 0: random weights, or train.init_from's network), each promotion adding "
+    "its step over the network it replaced, measured in the run's own arena. It shows progress within the run, not "
+    "strength against outside players: the vs columns are scores (0-1) of the best network against fixed opponents."
+)
 
 
 class ReportError(ValueError):
@@ -69,22 +83,23 @@ class Report:
     measurements: list
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self))
+        return json.dumps({**asdict(self), "elo_relative_to": "network #0 of this run (in-run ladder)"})
 
     def to_markdown(self) -> str:
         best = self.networks[-1] if self.networks else None
         lines = [f"# {self.run_dir}: strength over time", ""]
         summary = f"Step {self.step}, {_duration(self.run_seconds)} of run time"
         if best is not None:
-            summary += f"; best network #{best.id} (Elo {best.elo:+.0f}, since step {best.step})"
-        lines += [summary + ".", "", "## Networks", "", "| network | became best at step | run time | Elo |", "|---:|---:|---:|---:|"]
+            summary += f"; best network #{best.id} (Elo {best.elo:+.0f} {ELO_ANCHOR}, since step {best.step})"
+        lines += [summary + ".", "", ELO_MEANING, "", "## Networks", "", "| network | became best at step | run time | Elo vs #0 |",
+                  "|---:|---:|---:|---:|"]
         lines += [f"| #{n.id} | {n.step} | {_duration(n.run_seconds)} | {n.elo:+.0f} |" for n in self.networks]
         lines += ["", "## Gates and evaluations", ""]
         if not self.measurements:
             lines.append("No gate or baseline evaluation yet (the first gate comes after arena.every_steps, the first evaluation after eval.every_steps).")
             return "\n".join(lines) + "\n"
         baselines = sorted({name for m in self.measurements for name in m.baselines})
-        lines.append("| step | run time | gate score | gate games | gate LLR | promoted | best | Elo | " + " | ".join(f"vs {b}" for b in baselines)
+        lines.append("| step | run time | gate score | gate games | gate LLR | promoted | best | Elo vs #0 | " + " | ".join(f"vs {b}" for b in baselines)
                      + (" |" if baselines else "|"))
         lines.append("|---:|---:|---:|---:|---:|:---:|---:|---:|" + "---:|" * len(baselines))
         for m in self.measurements:

@@ -65,9 +65,13 @@ def test_markdown_by_default_and_one_json_line_on_request(tmp_path, capsys):
     run = fake_run(tmp_path / "run")
     assert main([str(run)]) == 0
     text = capsys.readouterr().out
-    assert "Step 200, 0 min 30 s of run time; best network #1 (Elo +35, since step 200)." in text
+    # The Elo says what it is relative to: a run's own first network, not an outside anchor (a
+    # report printed "Elo +1148" beside a 0.30 score against alpha-beta depth 2, unexplained).
+    assert "Step 200, 0 min 30 s of run time; best network #1 (Elo +35 over the run's first network #0 (in-run ladder), since step 200)." in text
+    assert "Elo: over this run's first network #0 (Elo 0: random weights, or train.init_from's network)" in text
+    assert "not strength against outside players: the vs columns are scores (0-1)" in text
     assert "| #1 | 200 | 0 min 20 s | +35 |" in text
-    assert "| step | run time | gate score | gate games | gate LLR | promoted | best | Elo | vs alphabeta_depth2 | vs greedy |" in text
+    assert "| step | run time | gate score | gate games | gate LLR | promoted | best | Elo vs #0 | vs alphabeta_depth2 | vs greedy |" in text
     assert "| 100 | 0 min 10 s | 0.450 | 40 |  |  | #0 | +0 |  |  |" in text
     assert "| 200 | 0 min 20 s | 0.620 | 60 | +2.90 | yes | #1 | +35 | 0.550 | 0.800 |" in text
     assert main([str(run), "--json"]) == 0
@@ -75,6 +79,7 @@ def test_markdown_by_default_and_one_json_line_on_request(tmp_path, capsys):
     assert len(lines) == 1
     data = json.loads(lines[0])
     assert [n["id"] for n in data["networks"]] == [0, 1]
+    assert data["elo_relative_to"] == "network #0 of this run (in-run ladder)"
     assert data["measurements"][1]["baselines"]["greedy"] == 0.8  # rounded from the events' float32
 
 
