@@ -396,6 +396,14 @@ class TrainingRun:
         elif isinstance(report, DiskFullReport):
             raise OSError(errno.ENOSPC, report.message, report.path)
 
+    @contextlib.contextmanager
+    def _console_cleared(self):
+        """A log record on the console with the terminal's status lines out of its way: the wait's
+        ticking line and any progress bar write to stderr, the record to stdout, one screen (a
+        record used to land at the end of the bar's line)."""
+        with self.wait.cleared(), tqdm.external_write_mode():
+            yield
+
     def _progress_bar(self, total: int, description: str, unit: str, initial: int = 0) -> tqdm:
         """A progress bar on stderr while a stage takes long; shown on a terminal only (a log file
         gets the status lines), and never with `run.progress=false`. `initial`: units done before
@@ -652,7 +660,7 @@ class TrainingRun:
         lock = RunLock(self.run_dir)
         lock.acquire()
         try:
-            setup_logging(self.run_dir, console_guard=self.wait.cleared)
+            setup_logging(self.run_dir, console_guard=self._console_cleared)
             self._setup()
             if self.spent_at_start is not None:
                 # A resume whose budget is already used up: say so, rather than start the workers
