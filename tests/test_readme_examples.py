@@ -128,7 +128,7 @@ def test_a_readme_example_runs_as_written(command, scratch):
         if not any((ROOT / "checkpoints").glob("*.pt")):
             pytest.skip("no shipped networks in checkpoints/")
     cwd, env = scratch
-    proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, input=example.stdin, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(["bash", "-c", command], cwd=cwd, env=env, input=example.stdin, capture_output=True, text=True, timeout=600)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"{command!r} exited {proc.returncode}:\n{output[-3000:]}"
     assert re.search(example.expect, output, flags=re.S), f"{command!r} printed:\n{output[-3000:]}"
