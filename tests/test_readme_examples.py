@@ -66,6 +66,7 @@ RUN = {
     "alphazero arena mcts:checkpoint=checkpoints/selfplay.pt,simulations=100,threads=1 greedy --pairs 20":
         Example(r'"wins": 40', check=_arena_wins_all_40, slow=True),
     "alphazero train --help": Example(r"presets \(experiment=NAME; default cpu\)"),
+    "alphazero review tests/fixtures/samples.ggf --game 2": Example(r"(?s)\n\s*60\s+White\s+a8 .*result: Black \+8\n.*biggest mistakes", slow=True),
 }
 
 _INSTALL = "installs packages: the environment this suite runs in (.ci/run runs the Test command in a fresh venv)"
