@@ -2,7 +2,7 @@
 
 The README's ```bash blocks are read line by line (one command a line, the trailing `# comment`
 dropped). Each command is either in RUN (run here with `bash -c`, as written, in a scratch
-directory whose `checkpoints/` is the repository's, and its output checked) or in SKIPPED with
+directory whose `checkpoints/` and `tests/` are the repository's, and its output checked) or in SKIPPED with
 the reason: a training run of minutes, an install, a server. A command in neither list fails the
 first test, so a new example is never silently untested (the solver example once read
 `--board "<64 squares> X"` and failed as written).
@@ -105,10 +105,12 @@ def test_the_quick_start_is_five_lines_above_the_contents():
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory) -> tuple[Path, dict]:
-    """A directory to run in (the repository's checkpoints/ linked in) and an environment whose
-    `alphazero` is this checkout's."""
+    """A directory to run in (the repository's checkpoints/ and tests/ linked in, as the README's
+    examples run from the repository's root: the review example reads tests/fixtures/) and an
+    environment whose `alphazero` is this checkout's."""
     here = tmp_path_factory.mktemp("readme")
-    (here / "checkpoints").symlink_to(ROOT / "checkpoints")
+    for shared in ("checkpoints", "tests"):
+        (here / shared).symlink_to(ROOT / shared)
     bin_dir = here / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "alphazero"
