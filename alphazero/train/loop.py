@@ -253,6 +253,7 @@ class TrainingRun:
         self.seconds_at_start = 0.0
         self.saved_step: int | None = None  # the step that the latest.pt on disk holds
         self.workers_ready = False  # a worker has reported progress since the pool started
+        self.workers_playing: set[int] = set()  # workers that have sent a progress report this session
         self.first_games_reported = False  # the "first games" status line of this session
         self.game_lengths_seen: list[float] = []  # mean lengths of earlier iterations' shards
 
@@ -350,9 +351,10 @@ class TrainingRun:
         """The cosine's clock under train.lr_schedule_horizon=minutes: the share of run.max_minutes
         spent, over every session, as the budget counts it (`_elapsed`: latest.pt carries the
         seconds), so a resumed run continues the curve it was on. None: the schedule counts steps,
-        as it also does (and says) when the run has no time budget to follow."""
+        as it also does (and says) when the run has no time budget to follow; `auto` counts
+        minutes when there is one and steps, silently, when there is not."""
         train, run = self.cfg.train, self.cfg.run
-        if train.lr_schedule_horizon != "minutes":
+        if train.lr_schedule_horizon == "steps" or (train.lr_schedule_horizon == "auto" and not run.max_minutes):
             return None
         if not run.max_minutes:
             log.warning("train.lr_schedule_horizon=minutes but run.max_minutes=0 (this run goes on until stopped): the "
@@ -390,7 +392,13 @@ class TrainingRun:
             for node, positions in report.nodes.items():  # Ray actors say where they ran
                 stats["nodes"][node] = stats["nodes"].get(node, 0) + positions
         elif isinstance(report, ProgressReport):
-            self.pipeline.add_progress(report)
+            # A worker's first progress report of the session covers its start (the network's
+            # first calls, numba compiling the kernels they use: minutes on a cold cache), which
+            # the iteration's clock leaves out (_workers_ready): its network time is left out too,
+            # or the workers' share of time in network calls read 10.5 on a first start.
+            if report.worker in self.workers_playing:
+                self.pipeline.add_progress(report)
+            self.workers_playing.add(report.worker)
             stats["simulations"] += report.simulations
             stats["moves"] += report.moves
         elif isinstance(report, DiskFullReport):
