@@ -21,7 +21,7 @@ def _require_enough_openings(group: str, pairs: int, plies: int, what: str = "")
         )
 
 
-LR_SCHEDULE_HORIZONS = ("steps", "minutes")
+LR_SCHEDULE_HORIZONS = ("steps", "minutes", "auto")
 
 
 @dataclass
@@ -44,7 +44,8 @@ class TrainConfig:
     # machine's speed: a step horizon is tuned to one machine (the `cpu` preset's 3,000 steps were
     # reached in 12 of 60 minutes on an AMX CPU, which trained the other 48 at the floor). The
     # warm-up still counts steps. A run without run.max_minutes falls back to lr_total_steps and
-    # its log says so.
+    # its log says so. `auto`: minutes when the run has run.max_minutes, else steps (the `cpu`
+    # preset's choice: a run until Ctrl-C has no length to follow).
     lr_schedule_horizon: str = "steps"
     lr_min_factor: float = 0.05  # cosine floor as a fraction of lr
     lr_step_every: int = 5000  # step schedule: multiply by lr_step_gamma every this many steps

@@ -36,7 +36,7 @@ def test_the_cosine_in_run_time_follows_the_share_of_the_budget_spent_not_the_st
 
 
 def test_a_horizon_other_than_steps_or_minutes_is_refused_naming_the_key():
-    with pytest.raises(ConfigValueError, match=r"train\.lr_schedule_horizon must be one of steps, minutes; got 'positions'"):
+    with pytest.raises(ConfigValueError, match=r"train\.lr_schedule_horizon must be one of steps, minutes, auto; got 'positions'"):
         TrainConfig(lr_schedule_horizon="positions")
 
 
@@ -46,10 +46,22 @@ def test_a_time_horizon_on_a_schedule_without_one_is_refused_rather_than_ignored
         TrainConfig(lr_schedule=schedule, lr_schedule_horizon="minutes")
 
 
-def test_the_cpu_preset_takes_the_time_horizon_as_an_override_and_keeps_steps_by_default():
-    assert compose_typed(["experiment=cpu"], CONF_DIR).train.lr_schedule_horizon == "steps"
-    cfg = compose_typed(["experiment=cpu", "train.lr_schedule_horizon=minutes", "run.max_minutes=60"], CONF_DIR)
-    assert cfg.train.lr_schedule_horizon == "minutes" and cfg.run.max_minutes == 60
+def test_the_cpu_preset_follows_the_run_time_when_there_is_a_budget_and_the_others_keep_steps():
+    assert compose_typed(["experiment=cpu"], CONF_DIR).train.lr_schedule_horizon == "auto"
+    assert compose_typed(["experiment=gpu"], CONF_DIR).train.lr_schedule_horizon == "steps"
+    cfg = compose_typed(["experiment=cpu", "train.lr_schedule_horizon=steps", "run.max_minutes=60"], CONF_DIR)
+    assert cfg.train.lr_schedule_horizon == "steps" and cfg.run.max_minutes == 60
+
+
+@pytest.mark.parametrize("max_minutes, follows_time", [(60, True), (0, False)])
+def test_auto_follows_the_budget_when_the_run_has_one_and_counts_steps_quietly_when_not(tmp_path, caplog, max_minutes, follows_time):
+    caplog.set_level(logging.INFO, logger="alphazero.train")
+    cfg = _config(tmp_path / "run", max_minutes=max_minutes)
+    cfg.train.lr_schedule_horizon = "auto"
+    run = _set_up(cfg, tmp_path / "run")
+    assert (run.trainer.time_progress is not None) == follows_time
+    assert ("over run.max_minutes=60 of run time" in caplog.text) == follows_time
+    assert "lr_schedule_horizon=minutes but" not in caplog.text  # no warning: auto asks for no budget
 
 
 def test_a_trainer_restored_at_the_same_clock_continues_with_the_same_learning_rate():
