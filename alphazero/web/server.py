@@ -130,7 +130,10 @@ def create_app(engines: Engines, hosts: Collection[str], offered: Offered | None
         host = request.headers.get("Host", "").lower()
         if host not in hosts:
             raise Refused(f"Host {host[:100]!r} is not this server's address: open it as http://{sorted(hosts)[0]}/")
-        if request.path.startswith("/api/") and not hmac.compare_digest(request.headers.get(TOKEN_HEADER, ""), token):
+        # Compared as bytes: a header with a non-ASCII byte (latin-1 in WSGI) is a wrong token, not
+        # a TypeError from compare_digest's str form (an internal error before).
+        given = request.headers.get(TOKEN_HEADER, "").encode("utf-8", "surrogateescape")
+        if request.path.startswith("/api/") and not hmac.compare_digest(given, token.encode()):
             raise Refused(f"the request lacks this board's token ({TOKEN_HEADER}): reload the page "
                           "(a page from before the server restarted holds an old one)")
 

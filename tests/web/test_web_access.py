@@ -95,7 +95,9 @@ def test_a_request_addressed_to_another_host_is_refused(server):
 def test_the_api_answers_only_requests_carrying_the_token_of_the_page_served(server):
     token = page_token(server)
     assert re.fullmatch(r"[A-Za-z0-9_-]{32}", token) and page_token(server) == token  # one per start of the server
-    for headers in ({}, {"X-Board-Token": ""}, {"X-Board-Token": token[:-1]}, {"X-Board-Token": token + "x"}):
+    # ... and a token with a byte beyond ASCII is a wrong one, not an internal error (it was a 500)
+    for headers in ({}, {"X-Board-Token": ""}, {"X-Board-Token": token[:-1]}, {"X-Board-Token": token + "x"},
+                    {"X-Board-Token": token[:-1] + "\xff"}):
         status, body = send(server, "GET", "/api/config", headers=headers)
         assert status == 403 and "token" in body, (headers, status, body)
         status, body = send(server, "POST", "/api/analyse", {"moves": [], "simulations": 1}, headers=headers)
