@@ -34,7 +34,9 @@ def parse_game_text(text: str, number: int = 1, source: str = "<text>") -> GameR
     if not stripped:
         raise GameTextError(f"{source}: no game in it: expected a transcript (f5d6c3...), a board (64 squares and X/O) "
                             "followed by moves, or GGF")
-    if stripped.startswith("(;"):
+    # GGF when it looks like GGF anywhere or the file says so by its name: a garbled GGF file is
+    # then refused by the GGF parser naming its line, not read as a transcript ("bad square 'ga'").
+    if stripped.startswith("(;") or "(;GM[" in stripped or source.lower().endswith(".ggf"):
         return _ggf_game(text, number, source)
     if number != 1:
         raise GameTextError(f"{source}: holds one game (a transcript, not GGF); there is no game {number}")

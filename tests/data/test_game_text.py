@@ -59,3 +59,14 @@ def test_errors_name_the_source_and_the_line_and_character_as_written():
         parse_game_text("f5", number=2, source="game.txt")
     with pytest.raises(GameTextError, match=r"^x.ggf: game 1 at character 0: .*never closed"):
         parse_game_text("(;GM[Othello]B[f5]", source="x.ggf")
+
+
+def test_a_garbled_ggf_file_is_refused_as_ggf_not_read_as_a_transcript():
+    """Junk before the game, or a .ggf file that does not open with '(;': the GGF parser's
+    message (where the game should start), not a transcript's 'bad square' at its first letters."""
+    with pytest.raises(GameTextError, match=r"^bad.ggf: game 1 at character 0: expected '\(;' to open a game"):
+        parse_game_text("garbage(;GM[Othello]B[f5];)", source="bad.ggf")
+    with pytest.raises(GameTextError, match=r"^bad.txt: game 1 at character 0: expected '\(;'"):
+        parse_game_text("junk (;GM[Othello]B[f5];)", source="bad.txt")
+    with pytest.raises(GameTextError, match=r"^x.ggf: game 1 .*'zz' is not a square"):
+        parse_game_text("(;GM[Othello]BO[8 " + "-" * 27 + "O*------*O" + "-" * 27 + " *]B[f5]W[zz];)", source="x.ggf")
