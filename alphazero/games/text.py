@@ -16,20 +16,13 @@ import numpy as np
 from alphazero.games.catalog import NumberedGame
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
-from alphazero.othello.notation import action_name
+from alphazero.othello.notation import action_name, format_margin
 from alphazero.play.render import render_board, render_result
 
 TOP_MOVES = 4
 LEGEND = "X black  O white  . empty  [ ] the move  x o the discs it flipped"
 
 
-def result_text(black_margin: int | None) -> str:
-    """`Black +8`, `White +12`, `draw` (disc margins, empties to the winner), `unfinished`."""
-    if black_margin is None:
-        return "unfinished"
-    if black_margin == 0:
-        return "draw"
-    return f"Black +{black_margin}" if black_margin > 0 else f"White +{-black_margin}"
 
 
 def network_text(metadata: dict) -> str:
@@ -53,7 +46,7 @@ def listing(games: list[NumberedGame]) -> str:
         moves = int(np.count_nonzero(record.actions != PASS))
         opening = "".join(action_name(int(a)) for a in record.actions[:4] if a != PASS)
         lines.append(
-            f"{game.number:>7}  {network_text(record.metadata):<9} {moves:>5}  {result_text(record.black_margin):<9}  "
+            f"{game.number:>7}  {network_text(record.metadata):<9} {moves:>5}  {format_margin(record.black_margin):<9}  "
             f"{opening:<10}  {written_text(game.created)}"
         )
     return "\n".join(lines)
@@ -93,7 +86,7 @@ def replay(game: NumberedGame, total: int, color: bool = False) -> str:
             f"game {game.number} of {total}: {game.shard.name}, its game {game.index_in_shard + 1}; {', '.join(about)}; "
             f"written {written_text(game.created)}"
         ),
-        f"result: {result_text(record.black_margin)}",
+        f"result: {format_margin(record.black_margin)}",
         f"board: {LEGEND}",
         "",
     ]

@@ -119,3 +119,13 @@ def format_board_text(state: GameState, black: str = "X", white: str = "O", empt
         owner = state.square(index)
         chars.append(black if owner == 0 else white if owner == 1 else empty)
     return "".join(chars) + " " + (black if state.black_to_move else white)
+
+
+def format_margin(black_margin: int | None) -> str:
+    """A game's result from Black's disc margin (empties to the winner): `Black +8`, `White +12`,
+    `draw`, or `unfinished` for None (the game listing and the review print it alike)."""
+    if black_margin is None:
+        return "unfinished"
+    if black_margin == 0:
+        return "draw"
+    return f"Black +{black_margin}" if black_margin > 0 else f"White +{-black_margin}"

@@ -25,11 +25,12 @@ import time
 
 from alphazero.argtypes import at_least, in_range
 from alphazero.console import EXIT_INTERRUPTED, StatusLine, add_progress_option, format_seconds, progress_wanted
+from alphazero.othello.notation import format_margin
 from alphazero.play.choosers import NoAIError, SearchSettings, build_chooser, front_end_parser
 from alphazero.review.reviewer import DEFAULT_BLUNDER, DEFAULT_MISTAKE, DEFAULT_MISTAKE_DISCS, Marks, review_game
 from alphazero.review.sources import SourceError, load_game
 from alphazero.review.summary import summarize
-from alphazero.review.text import HEADER, move_line, result_text, summary_lines
+from alphazero.review.text import HEADER, move_line, summary_lines
 
 EXIT_BAD_INPUT = 2
 PROG = "python -m alphazero.review"
@@ -109,7 +110,7 @@ def _review(args, loaded, chooser, progress: StatusLine) -> int:
         print(json.dumps({"type": "game", "label": loaded.label, "plies": plies, "search": chooser.name,
                           "black_margin": record.black_margin}), flush=True)
     else:
-        print(f"review of {loaded.label}: {plies} plies, result {result_text(record.black_margin)}; search: {chooser.name}")
+        print(f"review of {loaded.label}: {plies} plies, result {format_margin(record.black_margin)}; search: {chooser.name}")
         print(HEADER, flush=True)
     started = time.monotonic()
     reviews = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from alphazero.othello.notation import format_margin
 from alphazero.review.reviewer import MoveReview
 from alphazero.review.summary import Summary
 
@@ -20,12 +21,6 @@ HEADER = f"{'move':>4}  {'side':<5}  {'played':<6}  {'before':>6}  {'after':>6} 
 EXACT_WIDTH = 22
 
 
-def result_text(black_margin: int | None) -> str:
-    if black_margin is None:
-        return "unfinished"
-    if black_margin == 0:
-        return "draw"
-    return f"Black +{black_margin}" if black_margin > 0 else f"White +{-black_margin}"
 
 
 def exact_text(review: MoveReview) -> str:
@@ -58,7 +53,7 @@ def mistake_text(review: MoveReview) -> str:
 
 def summary_lines(summary: Summary, reviews: Sequence[MoveReview]) -> list[str]:
     by_ply = {review.ply: review for review in reviews}
-    lines = [f"result: {result_text(summary.black_margin)}"]
+    lines = [f"result: {format_margin(summary.black_margin)}"]
     for color, plies in (("Black", summary.black_mistakes), ("White", summary.white_mistakes)):
         if plies:
             lines.append(f"{color}'s biggest mistakes: " + "; ".join(mistake_text(by_ply[ply]) for ply in plies))
