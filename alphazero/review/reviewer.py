@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from alphazero.othello.bitboard import PASS
@@ -134,16 +134,17 @@ class MoveReview:
         return dataclasses.asdict(self)
 
 
-def evaluate(chooser, state: GameState) -> Evaluation:
+def evaluate(chooser, state: GameState, should_stop: Callable[[], bool] | None = None) -> Evaluation:
     """One position where a side can move, or the end: the rules at the end, else one search
     (`chooser.think`; within the solver's reach, the solver's exact result and move). A forced
-    pass is `review_game`'s to settle (the position after it, which the game's next ply has)."""
+    pass is `review_game`'s to settle (the position after it, which the game's next ply has).
+    `should_stop` goes to the search (asked between chunks: the web board's turns and ceiling)."""
     if state.is_over():
         margin = state.black_margin()
         return Evaluation(black_win=_outcome_win(margin), black_exact=margin, best=None)
     if state.must_pass():
         raise ValueError("a forced pass has no search of its own: evaluate the position after it")
-    thought = chooser.think(state, search_solved_roots=False)
+    thought = chooser.think(state, should_stop=should_stop, search_solved_roots=False)
     win = (thought.root_value + 1.0) / 2.0
     exact = thought.exact_score
     black = state.color_to_move == BLACK
@@ -156,12 +157,15 @@ def evaluate(chooser, state: GameState) -> Evaluation:
     )
 
 
-def review_game(record: GameRecord, chooser, marks: Marks = Marks()) -> Iterator[MoveReview]:
+def review_game(record: GameRecord, chooser, marks: Marks = Marks(),
+                should_stop: Callable[[], bool] | None = None) -> Iterator[MoveReview]:
     """Review every ply of `record` with `chooser` (a `SearchChooser`), yielding one `MoveReview`
     a ply, in order, each as soon as the position after it is searched (nothing runs before the
     first is asked for). The chooser's trees are reset first, and its limits (`set_limits`) are the
-    budget of each position. Raises IllegalMoveError (from `record.states()`) before any search if
-    the record holds an illegal move."""
+    budget of each position. `should_stop`, when given, is every search's (`SearchChooser.think`:
+    asked between chunks of simulations; the web board hands its turn on there and stops at its
+    ceiling or when the page goes away; a review it stopped is the caller's to discard). Raises
+    IllegalMoveError (from `record.states()`) before any search if the record holds an illegal move."""
     states = record.states()
     chooser.new_game()
     known: dict[GameState, Evaluation] = {}
@@ -174,7 +178,7 @@ def review_game(record: GameRecord, chooser, marks: Marks = Marks()) -> Iterator
                 after = evaluation(state.play(PASS))
                 known[state] = Evaluation(after.black_win, after.black_exact, PASS)
             else:
-                known[state] = evaluate(chooser, state)
+                known[state] = evaluate(chooser, state, should_stop)
         return known[state]
 
     number = 0

@@ -26,16 +26,20 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from alphazero.othello.bitboard import PASS
-from alphazero.othello.game import BLACK
-from alphazero.othello.notation import action_name
-from alphazero.play.choosers import NoAIError, SearchChooser, SearchSettings, network_chooser
+from alphazero.othello.game import BLACK, GameState
+from alphazero.othello.notation import action_name, format_board_text
+from alphazero.othello.record import GameRecord
+from alphazero.play.choosers import NoAIError, SearchChooser, SearchSettings, describe_limit, network_chooser
+from alphazero.review.reviewer import Marks, MoveReview, review_game
+from alphazero.review.summary import summarize
+from alphazero.review.text import summary_lines
 from alphazero.web.positions import Game, InputError
 
 log = logging.getLogger("alphazero.web")
@@ -44,6 +48,10 @@ MAX_SIMULATIONS = 100_000
 MAX_SECONDS = 120.0  # the most seconds a request may ask for, and every search's ceiling of wall time
 MAX_SEARCHES = 4  # searches running at once, each on its own tree (about 37 MB); one more is refused
 MAX_CACHED_NETWORKS = 4
+# A review's ceiling of wall time, whatever its budget per move: a 60-move review at the default 200
+# simulations takes about 36 s of one core (experiments/review-time), so this leaves room for a
+# larger budget or a busy machine and bounds what a page can ask for.
+REVIEW_MAX_SECONDS = 900.0
 
 
 class Busy(Exception):
@@ -118,16 +126,18 @@ class Turns:
 
 @dataclass
 class Stop:
-    """Ends a search early: at its time ceiling (`deadline`, time.monotonic) or when its client has
-    gone (`client_gone`, asked between chunks). `reason` says which, once it has."""
+    """Ends a search (or a review) early: at its time ceiling (`ceiling` seconds from `started`,
+    time.monotonic) or when its client has gone (`client_gone`, asked between chunks). `reason`
+    says which, once it has."""
 
-    deadline: float
+    ceiling: float
     client_gone: Callable[[], bool] = lambda: False
     reason: str | None = None
+    started: float = field(default_factory=time.monotonic)
 
     def __call__(self) -> bool:
-        if time.monotonic() >= self.deadline:
-            self.reason = f"stopped at the {MAX_SECONDS:g} s ceiling"
+        if time.monotonic() >= self.started + self.ceiling:
+            self.reason = f"stopped at the {self.ceiling:g} s ceiling"
         elif self.client_gone():
             self.reason = "cancelled: the client went away"
         return self.reason is not None
@@ -207,24 +217,39 @@ class Engines:
         when the network is loaded; the client)."""
         with self._turns.held():
             network = self._network(checkpoint)
-            if self.searching >= self.max_searches:
-                raise Busy(f"{self.searching} searches are running, the most this board runs at once: "
-                           "try again when one ends")
-            stop = Stop(time.monotonic() + MAX_SECONDS, client_gone or (lambda: False))
-
-            def should_stop() -> bool:
-                self._turns.pass_on()
-                return stop()
-
-            chooser = network.check_out()
-            self.searching += 1
-            network.running += 1
+            stop, should_stop = self._stopper(MAX_SECONDS, client_gone)
+            chooser = self._check_out(network)
             try:
                 yield chooser, should_stop, stop
             finally:
-                network.running -= 1
-                self.searching -= 1
-                network.idle.append(chooser)
+                self._check_in(network, chooser)
+
+    def _stopper(self, ceiling: float, client_gone: Callable[[], bool] | None):
+        """A `Stop` at `ceiling` seconds from now, and the `should_stop` a search asks between
+        chunks: it hands the turn on to whoever waits, then says whether to stop."""
+        stop = Stop(ceiling, client_gone or (lambda: False))
+
+        def should_stop() -> bool:
+            self._turns.pass_on()
+            return stop()
+
+        return stop, should_stop
+
+    def _check_out(self, network: _Network) -> SearchChooser:
+        """Holding the turn: a chooser of `network` for one search (or review) alone; Busy when
+        MAX_SEARCHES are running. `_check_in` gives it back."""
+        if self.searching >= self.max_searches:
+            raise Busy(f"{self.searching} searches are running, the most this board runs at once: "
+                       "try again when one ends")
+        chooser = network.check_out()
+        self.searching += 1
+        network.running += 1
+        return chooser
+
+    def _check_in(self, network: _Network, chooser: SearchChooser) -> None:
+        network.running -= 1
+        self.searching -= 1
+        network.idle.append(chooser)
 
     def ai_move(self, game: Game, checkpoint: str | None, budget: Budget,
                 client_gone: Callable[[], bool] | None = None) -> dict:
@@ -254,6 +279,20 @@ class Engines:
         log_stop(stop, "analyse", thought)
         out["search"] = search_summary(thought, state, stop.reason)
         return out
+
+    def review(self, record: GameRecord, label: str, checkpoint: str | None, budget: Budget, marks: Marks = Marks(),
+               client_gone: Callable[[], bool] | None = None) -> "ReviewStream":
+        """A review of `record` (alphazero.review, the command's code) on `checkpoint`'s network at
+        `budget` per position, as a `ReviewStream` of events. The network is loaded and a chooser
+        checked out now (InputError, Busy before any answer is sent); the searches run as the
+        stream is read."""
+        if len(record.actions) == 0:
+            raise InputError(f"{label}: holds no moves to review")
+        with self._turns.held():
+            network = self._network(checkpoint)
+            chooser = self._check_out(network)
+        search = f"{Path(checkpoint or self.default_checkpoint).name}, {describe_limit(budget.simulations, budget.seconds)} a position"
+        return ReviewStream(self, network, chooser, record, label, search, budget, marks, client_gone)
 
     def values(self, game: Game, checkpoint: str | None) -> dict:
         """The network's value of every position of the game, for black (one batched call)."""
@@ -315,3 +354,70 @@ def search_summary(thought, state, stopped: str | None = None) -> dict:
 def log_stop(stop: Stop, what: str, thought) -> None:
     if stop.reason is not None:
         log.info("%s: %s after %d simulations (%.1f s)", what, stop.reason, thought.simulations, thought.seconds)
+
+
+class ReviewStream:
+    """A review under way, read as events (dicts, one JSON line each on the wire):
+
+      {"type": "game", label, plies, search, black_margin, start, moves}   first, before any search
+                                                                           (search: the network and the budget)
+      {"type": "move", ...MoveReview.as_json()}                            one a ply, as each is ready
+      {"type": "summary", ...Summary.as_json(), lines}                     at the end (lines: the command's text)
+      {"type": "stopped", reason, reviewed}                                instead, when stopped early
+
+    Each ply is reviewed holding the turn, and its searches hand the turn on between chunks, so a
+    cheap request waits for one chunk (or one solver call), never for the review; the turn is let go
+    while an event is sent. The review ends at REVIEW_MAX_SECONDS of wall time whatever its budget,
+    or when its client goes away (a ply whose search was cut short is not sent). `close()` (the
+    WSGI server calls it when the answer ends, is cut, or never started) gives the chooser back.
+    """
+
+    def __init__(self, engines: Engines, network: _Network, chooser: SearchChooser, record: GameRecord, label: str,
+                 search: str, budget: Budget, marks: Marks, client_gone: Callable[[], bool] | None):
+        self._engines, self._network, self._chooser = engines, network, chooser
+        self.record, self.label, self.search, self.budget, self.marks = record, label, search, budget, marks
+        self._client_gone = client_gone
+        self._events: Iterator[dict] | None = None
+        self._closed = False
+
+    def __iter__(self) -> Iterator[dict]:
+        self._events = self._run()
+        return self._events
+
+    def _run(self) -> Iterator[dict]:
+        record, turns = self.record, self._engines._turns
+        stop, should_stop = self._engines._stopper(REVIEW_MAX_SECONDS, self._client_gone)
+        yield {"type": "game", "label": self.label, "plies": len(record.actions), "search": self.search,
+               "black_margin": record.black_margin,
+               "start": None if record.start == GameState.start() else format_board_text(record.start),
+               "moves": ["pa" if a == PASS else action_name(int(a)) for a in record.actions]}
+        reviews = review_game(record, self._chooser, self.marks, should_stop)
+        done: list[MoveReview] = []
+        try:
+            while True:
+                with turns.held():
+                    if len(done) == 0:
+                        self._chooser.set_limits(self.budget.simulations, self.budget.seconds)
+                    review = None if stop() else next(reviews, None)
+                if stop.reason is not None or review is None:
+                    break
+                done.append(review)
+                yield {"type": "move", **review.as_json()}
+        finally:
+            reviews.close()  # no search runs: the generator stops where it waits
+        if stop.reason is not None:
+            log.info("review of %s: %s after %d of %d plies", self.label, stop.reason, len(done), len(record.actions))
+            yield {"type": "stopped", "reason": stop.reason, "reviewed": len(done)}
+            return
+        summary = summarize(record, done)
+        log.info("review of %s: %d plies, %d simulations in %.1f s", self.label, summary.plies, summary.simulations,
+                 summary.seconds)
+        yield {"type": "summary", **summary.as_json(), "lines": summary_lines(summary, done)}
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            if self._events is not None:
+                self._events.close()
+            with self._engines._turns.held():
+                self._engines._check_in(self._network, self._chooser)

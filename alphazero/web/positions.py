@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from alphazero.data.game_text import GameTextError, parse_game_text
 from alphazero.data.ggf import GgfError, format_ggf, parse_ggf
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import BLACK, GameState
@@ -131,6 +132,19 @@ def game_from_text(text: str, number: int = 1) -> Game:
         start = parse_start(compact[:65])
         return game_from_request(format_board_text(start), compact[65:])
     return game_from_request(None, compact)
+
+
+def record_from_text(text, number: int = 1) -> GameRecord:
+    """A pasted or uploaded game to review, read as the review command reads a file
+    (alphazero.data.game_text: GGF game `number`, a transcript, or a board then a transcript), so
+    the page's messages are the command's: they name the move or the GGF game and character."""
+    text = str(text or "")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputError(f"the game's text is {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}")
+    try:
+        return parse_game_text(text, number, source="the game given")
+    except GameTextError as err:
+        raise InputError(str(err)) from None
 
 
 def describe(game: Game) -> dict:

@@ -19,6 +19,7 @@ import numpy as np
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.notation import action_name, format_board_text
 from alphazero.othello.game import GameState
+from alphazero.othello.record import GameRecord
 from alphazero.replay.buffer import list_shards
 from alphazero.replay.shard import ShardError, read_shard
 from alphazero.web.positions import InputError
@@ -87,6 +88,22 @@ class RunReader:
 
     def game(self, run_dir: str | Path, game_id: str) -> dict:
         """One game of the run, ply by ply: the moves, the search's policy and root value."""
+        record = self.record(run_dir, game_id)
+        policies = record.policies.astype(np.float32)
+        values = record.root_values if record.root_values is not None else np.full(len(record.actions), np.nan)
+        start = record.start
+        return {
+            "id": game_id,
+            "start": None if start == GameState.start() else format_board_text(start),
+            "moves": ["pa" if a == PASS else action_name(int(a)) for a in record.actions],
+            "policies": [{action_name(a) if a != PASS else "pa": round(float(p[a]), 4) for a in np.flatnonzero(p > 0)} for p in policies],
+            "root_values": [None if math.isnan(v) else round(float(v), 4) for v in values],
+            "black_margin": record.black_margin,
+            "meta": {k: v for k, v in record.metadata.items() if isinstance(v, (str, int, float, bool))},
+        }
+
+    def record(self, run_dir: str | Path, game_id: str) -> GameRecord:
+        """One game of the run (`SHARD:INDEX`, as `games` lists them) as its GameRecord."""
         run = self.check_run(run_dir)
         name, _, index_text = str(game_id).rpartition(":")
         if name not in list_shards(run / "replay"):
@@ -101,19 +118,7 @@ class RunReader:
             raise InputError(str(err)) from None
         if not 0 <= index < data.num_games:
             raise InputError(f"shard {name} holds {data.num_games} games; there is no game {index}")
-        record = data.to_records()[index]
-        policies = record.policies.astype(np.float32)
-        values = record.root_values if record.root_values is not None else np.full(len(record.actions), np.nan)
-        start = record.start
-        return {
-            "id": game_id,
-            "start": None if start == GameState.start() else format_board_text(start),
-            "moves": ["pa" if a == PASS else action_name(int(a)) for a in record.actions],
-            "policies": [{action_name(a) if a != PASS else "pa": round(float(p[a]), 4) for a in np.flatnonzero(p > 0)} for p in policies],
-            "root_values": [None if math.isnan(v) else round(float(v), 4) for v in values],
-            "black_margin": record.black_margin,
-            "meta": {k: v for k, v in record.metadata.items() if isinstance(v, (str, int, float, bool))},
-        }
+        return data.to_records()[index]
 
     def curves(self, run_dir: str | Path) -> dict:
         """The run's curves from its TensorBoard events, by what their values measure, so that each

@@ -14,6 +14,9 @@ The API (JSON in and out; the page holds the game, see alphazero.web.positions):
   POST /api/ai_move             {start, moves, checkpoint, simulations, seconds} -> {move, search}
   POST /api/analyse             {... the same} -> {network (policy, value), search (moves, PV, solver)}
   POST /api/values              {start, moves, checkpoint} -> the network's value of every position
+  POST /api/review              {source: text|board|run, text+game | start+moves | run+id, checkpoint,
+                                simulations, seconds} -> a game review (alphazero.review) as JSON
+                                lines: the game, one line a ply as each is ready, the summary
   GET  /api/run/games?run=DIR   the run's newest self-play games
   GET  /api/run/game?run=DIR&id=SHARD:INDEX   one game with the search's policy and value per ply
   GET  /api/run/curves?run=DIR  Elo, score and loss curves from the run's TensorBoard events
@@ -34,6 +37,7 @@ numba's compiled kernels into __pycache__; nothing under a run directory or a ch
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 import select
 import socket
@@ -44,7 +48,8 @@ from flask import Flask, Response, jsonify, request
 
 from alphazero.web.access import TOKEN_HEADER, Offered, Refused, listen_hosts, new_token
 from alphazero.web.analysis import Budget, Busy, Engines
-from alphazero.web.positions import InputError, describe, game_from_request, game_from_text, play_move
+from alphazero.othello.record import GameRecord
+from alphazero.web.positions import InputError, describe, game_from_request, game_from_text, play_move, record_from_text
 from alphazero.web.runs import RunReader
 
 log = logging.getLogger("alphazero.web")
@@ -125,6 +130,16 @@ def create_app(engines: Engines, hosts: Collection[str], offered: Offered | None
     def game(data: dict):
         return game_from_request(data.get("start"), data.get("moves"))
 
+    def game_number(requested) -> int:
+        """A GGF game's number from the page (1 when none)."""
+        requested = requested or 1
+        try:
+            if isinstance(requested, bool) or (isinstance(requested, float) and not requested.is_integer()):
+                raise ValueError  # int() would take True as game 1 and truncate 1.9 to game 1
+            return int(requested)
+        except (TypeError, ValueError, OverflowError):
+            raise InputError(f"game number must be an integer, got {str(requested)[:20]!r}") from None
+
     @app.before_request
     def only_this_page():
         host = request.headers.get("Host", "").lower()
@@ -197,14 +212,7 @@ def create_app(engines: Engines, hosts: Collection[str], offered: Offered | None
     @app.post("/api/load")
     def load():
         data = body()
-        requested = data.get("game") or 1
-        try:
-            if isinstance(requested, bool) or (isinstance(requested, float) and not requested.is_integer()):
-                raise ValueError  # int() would take True as game 1 and truncate 1.9 to game 1
-            number = int(requested)
-        except (TypeError, ValueError, OverflowError):
-            raise InputError(f"game number must be an integer, got {str(requested)[:20]!r}") from None
-        return jsonify(describe(game_from_text(data.get("text", ""), number)))
+        return jsonify(describe(game_from_text(data.get("text", ""), game_number(data.get("game")))))
 
     @app.post("/api/ai_move")
     def ai_move():
@@ -219,6 +227,32 @@ def create_app(engines: Engines, hosts: Collection[str], offered: Offered | None
         data = body()
         return jsonify(engines.analyse(game(data), offered.checkpoint(data.get("checkpoint")), budget(data),
                                        client_gone(request.environ)))
+
+    @app.post("/api/review")
+    def review():
+        data = body()
+        record, label = review_source(data)
+        stream = engines.review(record, label, offered.checkpoint(data.get("checkpoint")), budget(data),
+                                client_gone=client_gone(request.environ))
+        lines = (json.dumps(event) + "\n" for event in stream)
+        response = Response(lines, mimetype="application/x-ndjson", headers={"Cache-Control": "no-store"})
+        response.call_on_close(stream.close)  # the chooser goes back however the answer ends
+        return response
+
+    def review_source(data: dict) -> tuple[GameRecord, str]:
+        """The game a review request names: `source` "text" (a pasted or uploaded transcript or GGF,
+        `game` its number), "board" (`start` and `moves`, the page's game) or "run" (`run` and
+        `id`, a game of the run viewer's list)."""
+        source = data.get("source")
+        if source == "text":
+            number = game_number(data.get("game"))
+            return record_from_text(data.get("text", ""), number), "the game given" + (f" (GGF game {number})" if number != 1 else "")
+        if source == "board":
+            return game(data).record(), "the game on the board"
+        if source == "run":
+            run_dir, game_id = offered.run_dir(data.get("run")), str(data.get("id", ""))[:200]
+            return runs.record(run_dir, game_id), f"{run_dir.name} game {game_id}"
+        raise InputError(f"source must be text, board or run, got {str(source)[:20]!r}")
 
     @app.post("/api/values")
     def values():

@@ -110,7 +110,8 @@ function squareName(row, col) {
 }
 
 // Draw `position` (the server's description) into `container`. options: legal (clickable squares),
-// last (square of the last move), flipped (squares), heat ({square: probability}), onClick.
+// last (square of the last move), flipped (squares), heat ({square: probability}), onClick,
+// marks ({className: square}: the review's move played and move preferred).
 function renderBoard(container, position, options) {
   container.replaceChildren(label(""));
   for (let col = 0; col < 8; col++) container.appendChild(label(COLUMNS[col]));
@@ -130,6 +131,7 @@ function renderBoard(container, position, options) {
         if (options.onClick) cell.addEventListener("click", () => options.onClick(name));
       }
       if (name === options.last) cell.classList.add("last");
+      for (const [className, square] of Object.entries(options.marks || {})) if (square === name) cell.classList.add(className);
       if (flipped.has(name)) cell.classList.add("flipped");
       if (heat && heat[name] !== undefined && heat[name] > 0) {
         cell.appendChild(heatOverlay(heat[name], maxHeat));
@@ -361,23 +363,25 @@ function percent(fraction, digits) {
   return fmt(fraction === null || fraction === undefined ? null : 100 * fraction, digits);
 }
 
-function renderAnalysis(result, position) {
+// An analysis's result drawn into the element `prefix` ("analysis" on the play tab,
+// "review-analysis" on the review tab), its parts' ids starting with `prefix`.
+function renderAnalysis(result, position, prefix = "analysis") {
   const net = result.network;
   const search = result.search;
   const who = capital(net.to_move);
   const parts = [el("p", {},
-    el("span", { className: "big", id: "analysis-value" }, signed(net.value, 3)),
-    ` network value for ${who} (`, el("span", { id: "analysis-win" }, fmt(100 * net.win, 1)),
+    el("span", { className: "big", id: `${prefix}-value` }, signed(net.value, 3)),
+    ` network value for ${who} (`, el("span", { id: `${prefix}-win` }, fmt(100 * net.win, 1)),
     "% win); the heat map is its policy (%).")];
   if (search) {
-    parts.push(searchParagraph(search));
-    if (search.solver) parts.push(solverParagraph(search.solver, who));
-    parts.push(el("p", {}, "Principal variation: ", el("span", { className: "pv", id: "analysis-pv" }, search.pv.join(" "))));
-    parts.push(candidatesTable(search.moves.slice(0, 8), net));
+    parts.push(searchParagraph(search, prefix));
+    if (search.solver) parts.push(solverParagraph(search.solver, who, prefix));
+    parts.push(el("p", {}, "Principal variation: ", el("span", { className: "pv", id: `${prefix}-pv` }, search.pv.join(" "))));
+    parts.push(candidatesTable(search.moves.slice(0, 8), net, prefix));
   } else {
     parts.push(el("p", {}, `The game is over: ${position.result}.`));
   }
-  $("analysis").replaceChildren(...parts);
+  $(prefix).replaceChildren(...parts);
 }
 
 // "Search (200 simulations (+514 reused), 0.42 s)": the candidates' visits are this search's
@@ -387,29 +391,29 @@ function visitsText(search) {
   return `${search.simulations} simulations${reused}`;
 }
 
-function searchParagraph(search) {
+function searchParagraph(search, prefix) {
   const stopped = search.stopped ? `; ${search.stopped}` : "";
-  return el("p", { id: "analysis-search" },
-    "Search (", el("span", { id: "analysis-visits" }, visitsText(search)), `, ${fmt(search.seconds, 2)} s${stopped}): plays `,
-    el("b", { id: "analysis-best" }, search.move),
+  return el("p", { id: `${prefix}-search` },
+    "Search (", el("span", { id: `${prefix}-visits` }, visitsText(search)), `, ${fmt(search.seconds, 2)} s${stopped}): plays `,
+    el("b", { id: `${prefix}-best` }, search.move),
     `, value ${signed(search.value, 3)} (${percent(search.win, 1)}% win).`);
 }
 
-function solverParagraph(solver, who) {
+function solverParagraph(solver, who, prefix) {
   const score = solver.score;
   const outcome = score > 0 ? `${who} wins by ${score}` : score < 0 ? `${who} loses by ${-score}` : "a draw";
-  return el("p", { id: "analysis-solver" }, el("b", {}, "Exact solver"),
+  return el("p", { id: `${prefix}-solver` }, el("b", {}, "Exact solver"),
     ` (${solver.empties} empties): ${outcome} with perfect play; best move `, el("b", {}, solver.best), ".");
 }
 
-function candidatesTable(moves, net) {
+function candidatesTable(moves, net, prefix) {
   const head = el("thead", {}, el("tr", {}, ...["move", "visits", "share", "Q", "win %", "prior"].map((h) => el("th", {}, h))));
   const rows = moves.map((move) => {
     const prior = move.move === "pa" ? net.pass : (net.policy[move.move] || 0);
     const cells = [move.move, String(move.visits), `${percent(move.share, 1)}%`, signed(move.q, 3), percent(move.win, 1), `${percent(prior, 1)}%`];
     return el("tr", { className: "candidate" }, ...cells.map((text) => el("td", {}, text)));
   });
-  return el("table", { className: "table", id: "analysis-moves" }, head, el("tbody", {}, ...rows));
+  return el("table", { className: "table", id: `${prefix}-moves` }, head, el("tbody", {}, ...rows));
 }
 
 function renderValueChart() {
@@ -445,7 +449,8 @@ async function loadText() {
 
 const CHART_WIDTH = 420, CHART_PAD = 24;
 
-// `series`: [{name, points: [[x, y], ...]}]; options: yMin, yMax (else the data's), marker (an x).
+// `series`: [{name, points: [[x, y], ...]}]; options: yMin, yMax, xMin, xMax (else the data's), marker (an x),
+// marks ([{x, y, mark, ply, title}]: the review's mistakes, drawn over the series).
 function drawChart(svg, series, options) {
   const height = Number(svg.getAttribute("viewBox").split(" ")[3]);
   const all = series.flatMap((s) => s.points);
@@ -454,7 +459,8 @@ function drawChart(svg, series, options) {
     return;
   }
   const xs = all.map((p) => p[0]), ys = all.map((p) => p[1]);
-  const xMin = Math.min(...xs), xMax = Math.max(...xs, xMin + 1);
+  const xMin = options.xMin !== undefined ? options.xMin : Math.min(...xs);
+  const xMax = options.xMax !== undefined ? Math.max(options.xMax, xMin + 1) : Math.max(...xs, xMin + 1);
   let yMin = options.yMin !== undefined ? options.yMin : Math.min(...ys);
   let yMax = options.yMax !== undefined ? options.yMax : Math.max(...ys);
   if (yMax - yMin < 1e-9) { yMin -= 1; yMax += 1; }
@@ -465,7 +471,26 @@ function drawChart(svg, series, options) {
   if (options.marker !== undefined && options.marker !== null && options.marker >= 0) {
     nodes.push(svgEl("line", { x1: X(options.marker), y1: CHART_PAD, x2: X(options.marker), y2: height - CHART_PAD, stroke: "#e33", "stroke-width": 1 }));
   }
+  for (const mark of options.marks || []) nodes.push(markNode(mark, X, Y));
   svg.replaceChildren(...nodes);
+  svg.dataset.xmin = String(xMin);
+  svg.dataset.xmax = String(xMax);
+}
+
+// A mistake on the review's chart: a circle (?) or a larger square (??) at the ply, its
+// description as the SVG <title> (text).
+function markNode(mark, X, Y) {
+  const x = X(mark.x), y = Y(mark.y), blunder = mark.mark === "??";
+  const size = blunder ? 5 : 4;
+  const shape = blunder
+    ? svgEl("rect", { x: (x - size).toFixed(1), y: (y - size).toFixed(1), width: 2 * size, height: 2 * size, fill: "#d62728" })
+    : svgEl("circle", { cx: x.toFixed(1), cy: y.toFixed(1), r: size, fill: "#ff7f0e" });
+  const node = svgEl("g", { class: "mistake" });
+  node.dataset.ply = String(mark.ply);
+  node.dataset.mark = mark.mark;
+  node.dataset.x = x.toFixed(1);
+  node.append(shape, svgEl("title", {}, mark.title));
+  return node;
 }
 
 function chartAxes(height, xMin, xMax, yMin, yMax, Y) {
@@ -567,6 +592,7 @@ async function openRunGame(id) {
     run.game = await api("/api/run/game" + runQuery("&id=" + encodeURIComponent(id)));
     for (const row of $("run-games").querySelectorAll("tr.game")) row.classList.toggle("current", row.dataset.id === id);
     $("run-slider").max = String(run.game.moves.length);
+    $("run-review").disabled = false;
     await showRunPly(0);
   } catch (err) {
     showError(err.message);
@@ -610,12 +636,259 @@ function scheduleRunRefresh() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Review: a finished game read move by move by the search and the solver (alphazero/review, the
+// same code as `python -m alphazero.review`). The server sends the review as JSON lines while it
+// runs: the game, then one line a ply, then the summary (or why it stopped); the page draws each
+// as it comes. A new review, Stop or leaving the page gives the request up, which stops the
+// server's searches.
+
+const REVIEW_MAX_FILE_BYTES = 200000;  // the server's limit on a game's text (positions.MAX_TEXT_CHARS)
+
+const review = {
+  request: null,   // AbortController of the review under way, or null
+  game: null,      // the "game" event: label, plies, start, moves, black_margin, search
+  moves: [],       // the "move" events so far (MoveReview), ply 1 first
+  selected: null,  // the ply (1-based) shown on the review's board, or null
+  analysis: null,  // AbortController of the analysis of the position shown, or null
+  started: 0,      // when the review began (performance.now())
+};
+
+// Read the review's JSON lines from `response` as they arrive, handing each to `onEvent`.
+async function readLines(response, onEvent) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let newline;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      if (line.trim()) onEvent(JSON.parse(line));
+    }
+  }
+  if (buffer.trim()) onEvent(JSON.parse(buffer));
+}
+
+function setReviewing(on) {
+  document.body.dataset.reviewing = on ? "1" : "0";
+  $("review-stop").disabled = !on;
+}
+
+// Start a review of the game `source` names ({source: "text", text, game} | {source: "board", start,
+// moves} | {source: "run", run, id}), at the simulations given on the review tab.
+async function startReview(source) {
+  if (review.request) review.request.abort();
+  const request = review.request = new AbortController();
+  clearReviewAnalysis();
+  showError(null);
+  switchTab("review");
+  resetReview();
+  $("review-progress").textContent = "starting the review…";
+  setReviewing(true);
+  const simulations = $("review-simulations").value;
+  try {
+    const response = await fetch("/api/review", {
+      method: "POST", signal: request.signal,
+      headers: { "X-Board-Token": TOKEN, "Content-Type": "application/json" },
+      body: JSON.stringify({ ...source, checkpoint: settings().checkpoint, simulations: simulations === "" ? null : simulations }),
+    });
+    if (!response.ok) {
+      let data = {};
+      try { data = await response.json(); } catch (err) { if (isAbort(err)) throw err; }
+      throw new Error(data.error || `/api/review: HTTP ${response.status}`);
+    }
+    await readLines(response, (event) => { if (request === review.request) reviewEvent(event); });
+  } catch (err) {
+    if (request !== review.request) return;  // replaced by a newer review
+    if (isAbort(err)) {
+      $("review-progress").textContent = `stopped after ${review.moves.length} of ${review.game ? review.game.plies : "?"} moves.`;
+    } else {
+      $("review-progress").textContent = "";
+      showError(err.message);
+    }
+  } finally {
+    if (request === review.request) {
+      review.request = null;
+      setReviewing(false);
+    }
+  }
+}
+
+function resetReview() {
+  review.game = null;
+  review.moves = [];
+  review.selected = null;
+  $("review-bar").value = 0;
+  $("review-label").textContent = "";
+  $("review-summary").replaceChildren();
+  $("review-moves").querySelector("tbody").replaceChildren();
+  $("review-position").textContent = "";
+  renderReviewChart();
+}
+
+function reviewEvent(event) {
+  if (event.type === "game") {
+    review.game = event;
+    review.started = performance.now();
+    $("review-label").textContent = `${event.label}: ${event.plies} plies; search: ${event.search}.`;
+    $("review-bar").max = Math.max(1, event.plies);
+    reviewProgress();
+    selectReviewPly(1, false);
+  } else if (event.type === "move") {
+    review.moves.push(event);
+    $("review-moves").querySelector("tbody").appendChild(reviewRow(event));
+    reviewProgress();
+    renderReviewChart();
+    if (review.selected === event.ply) $("review-position").replaceChildren(...reviewPositionText(event.ply, review.game, event));
+  } else if (event.type === "summary") {
+    $("review-summary").replaceChildren(...event.lines.map((line) => el("p", {}, line)));
+    const seconds = (performance.now() - review.started) / 1000;
+    $("review-progress").textContent = `reviewed ${review.moves.length} / ${review.game.plies} moves in ${seconds.toFixed(1)} s.`;
+  } else if (event.type === "stopped") {
+    $("review-progress").textContent = `${event.reason} after ${event.reviewed} of ${review.game.plies} moves.`;
+  }
+}
+
+function reviewProgress() {
+  const done = review.moves.length, total = review.game.plies;
+  $("review-bar").value = done;
+  const elapsed = (performance.now() - review.started) / 1000;
+  const left = done ? ` (about ${Math.round(elapsed / done * (total - done))} s left)` : "";
+  $("review-progress").textContent = `reviewed ${done} / ${total} moves${done < total ? left : ""}…`;
+}
+
+function exactText(move) {
+  if (move.discs_lost === null || move.discs_lost === undefined) return "";
+  return `${signed(move.exact_before, 0)} → ${signed(move.exact_after, 0)}, ${move.discs_lost} disc${move.discs_lost === 1 ? "" : "s"}`;
+}
+
+function reviewRow(move) {
+  const kind = move.mark === "??" ? " blunder" : move.mark === "?" ? " mistake" : "";
+  const cells = [move.number === null ? "" : String(move.number), capital(move.color), move.move,
+    `${percent(move.win_before, 1)}%`, `${percent(move.win_after, 1)}%`, move.preferred, `${percent(move.loss, 1)}%`,
+    exactText(move), move.mark];
+  const names = ["number", "side", "played", "before", "after", "preferred", "loss", "exact", "mark"];
+  const row = el("tr", { className: "review-move" + kind + (review.selected === move.ply ? " current" : ""), dataset: { ply: String(move.ply) } },
+    ...cells.map((text, i) => el("td", { className: `review-${names[i]}` }, text)));
+  row.addEventListener("click", () => selectReviewPly(move.ply));
+  return row;
+}
+
+// Black's win probability over the game: at x = 0 the first position, at x = k the position after
+// ply k; each marked move is drawn at its ply.
+function renderReviewChart() {
+  const moves = review.moves;
+  const forBlack = (move, win) => (move.color === "black" ? win : 1 - win);
+  const points = moves.length ? [[0, forBlack(moves[0], moves[0].win_before)]] : [];
+  for (const move of moves) points.push([move.ply, forBlack(move, move.win_after)]);
+  const marks = moves.filter((move) => move.mark).map((move) => ({
+    x: move.ply, y: forBlack(move, move.win_after), mark: move.mark, ply: move.ply,
+    title: `${move.number === null ? "ply " + move.ply : "move " + move.number} (${capital(move.color)} ${move.move}) ${move.mark}: lost ${percent(move.loss, 1)}%` +
+      (move.discs_lost ? ` and ${move.discs_lost} discs` : "") + `, ${move.preferred} was better`,
+  }));
+  const series = points.length ? [{ name: "win probability for Black", points }] : [];
+  // x spans the whole game from the first line: the marks keep their places as the review goes on
+  drawChart($("review-chart"), series, { yMin: 0, yMax: 1, xMin: 0, xMax: review.game ? review.game.plies : undefined,
+    marker: review.selected, marks });
+}
+
+// The ply a click on the review's chart means: a mark's own, else the nearest to the click.
+function reviewChartPly(event) {
+  const target = event.target.closest ? event.target.closest("g.mistake") : null;
+  if (target) return Number(target.dataset.ply);
+  const svg = $("review-chart");
+  const xMin = Number(svg.dataset.xmin), xMax = Number(svg.dataset.xmax);
+  if (!Number.isFinite(xMin) || !Number.isFinite(xMax)) return null;
+  const box = svg.getBoundingClientRect();
+  const x = (event.clientX - box.left) * CHART_WIDTH / box.width;
+  return Math.round(xMin + (x - CHART_PAD) / (CHART_WIDTH - 2 * CHART_PAD) * (xMax - xMin));
+}
+
+// Show the position before move `ply` (1-based); `analyse`: and search it (a click, not the
+// review's first line).
+function selectReviewPly(ply, analyse = true) {
+  if (!review.game || ply === null) return;
+  ply = Math.max(1, Math.min(review.game.plies, ply));
+  review.selected = ply;
+  for (const row of $("review-moves").querySelectorAll("tr.review-move")) row.classList.toggle("current", Number(row.dataset.ply) === ply);
+  renderReviewChart();
+  renderReviewPosition(analyse);
+}
+
+// The position before the selected move, the move played and the one preferred marked, what the
+// review found of it, and an analysis of it (given up when another move is shown).
+async function renderReviewPosition(analyse) {
+  const ply = review.selected, game = review.game;
+  if (!game || ply === null) return;
+  clearReviewAnalysis();
+  const move = review.moves[ply - 1];
+  await guardedReview(async () => {
+    const position = await api("/api/position", { start: game.start, moves: game.moves.slice(0, ply - 1) });
+    if (ply !== review.selected || game !== review.game) return;
+    const marks = { played: game.moves[ply - 1] };
+    if (move && move.preferred !== "pass") marks.preferred = move.preferred;
+    renderBoard($("review-board"), position, { legal: [], marks });
+    $("review-position").replaceChildren(...reviewPositionText(ply, game, move));
+    if (!analyse || position.over) return;
+    const analysis = review.analysis = new AbortController();
+    $("review-analysis").replaceChildren(el("p", { className: "hint", id: "review-analysis-running" }, "Analysing…"));
+    const result = await api("/api/analyse", { start: game.start, moves: game.moves.slice(0, ply - 1), ...settings(),
+      simulations: $("review-simulations").value || null, seconds: null }, analysis.signal);
+    if (analysis !== review.analysis) return;
+    review.analysis = null;
+    renderBoard($("review-board"), position, { legal: [], marks, heat: result.network.policy });
+    renderAnalysis(result, position, "review-analysis");
+  });
+}
+
+function reviewPositionText(ply, game, move) {
+  const played = game.moves[ply - 1];
+  const parts = ["Before ply ", el("span", { id: "review-ply" }, String(ply)), ": "];
+  if (!move) return parts.concat([`${played} played; not reviewed yet.`]);
+  parts.push(`${capital(move.color)} played `, el("b", {}, move.move), `; the search preferred `, el("b", {}, move.preferred),
+    `. Win probability ${percent(move.win_before, 1)}% → ${percent(move.win_after, 1)}%, lost ${percent(move.loss, 1)}%.`);
+  if (move.discs_lost !== null) parts.push(` Exact (perfect play): ${exactText(move)} lost.`);
+  if (move.mark) parts.push(" ", el("b", { id: "review-mark" }, move.mark));
+  return parts;
+}
+
+function clearReviewAnalysis() {
+  if (review.analysis) review.analysis.abort();
+  review.analysis = null;
+  $("review-analysis").replaceChildren();
+}
+
+async function guardedReview(action) {
+  try {
+    await action();
+  } catch (err) {
+    if (!isAbort(err)) showError(err.message);
+  }
+}
+
+async function reviewFile(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  if (file.size > REVIEW_MAX_FILE_BYTES) {
+    showError(`${file.name} is ${file.size.toLocaleString()} bytes; a game to review is at most ${REVIEW_MAX_FILE_BYTES.toLocaleString()}`);
+    return;
+  }
+  // GGF archives are latin-1: every byte reads, so the server names a bad one where it is.
+  $("review-text").value = new TextDecoder("latin1").decode(await file.arrayBuffer());
+  showError(null);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Start
 
 function switchTab(name) {
   for (const tab of document.querySelectorAll(".tab")) tab.classList.toggle("active", tab.dataset.tab === name);
   $("panel-play").hidden = name !== "play";
   $("panel-run").hidden = name !== "run";
+  $("panel-review").hidden = name !== "review";
   if (name === "run" && run.dir) refreshRun(true);
 }
 
@@ -639,6 +912,14 @@ function listen() {
   $("run-next").addEventListener("click", () => showRunPly(run.ply + 1));
   $("run-last").addEventListener("click", () => showRunPly(run.game ? run.game.moves.length : 0));
   $("run-slider").addEventListener("input", (event) => showRunPly(Number(event.target.value)));
+  $("run-review").addEventListener("click", () => run.game && startReview({ source: "run", run: run.dir, id: run.game.id }));
+  $("review-start").addEventListener("click", () => startReview({ source: "text", text: $("review-text").value, game: $("review-game").value }));
+  $("review-board-game").addEventListener("click", () => startReview({ source: "board", start: play.start, moves: play.moves }));
+  $("review-stop").addEventListener("click", () => review.request && review.request.abort());
+  $("review-file").addEventListener("change", (event) => guardedReview(() => reviewFile(event)));
+  $("review-prev").addEventListener("click", () => selectReviewPly((review.selected || 1) - 1));
+  $("review-next").addEventListener("click", () => selectReviewPly((review.selected || 0) + 1));
+  $("review-chart").addEventListener("click", (event) => selectReviewPly(reviewChartPly(event)));
 }
 
 function applyConfig(config) {
@@ -646,6 +927,7 @@ function applyConfig(config) {
   $("checkpoints").replaceChildren(...config.checkpoints.map((path) => el("option", { value: path })));
   $("simulations").value = config.seconds ? "" : config.simulations;
   $("seconds").value = config.seconds || "";
+  $("review-simulations").value = config.simulations;
   run.dir = config.run || "";
   $("run-dir").value = run.dir;
   // Without --allow-any-path the server opens only its --run: the field shows it, fixed.
@@ -655,6 +937,8 @@ function applyConfig(config) {
 async function init() {
   listen();
   clearAnalysis();
+  setReviewing(false);
+  renderReviewChart();
   try {
     applyConfig(await api("/api/config"));
     scheduleRunRefresh();
