@@ -1,6 +1,6 @@
 """What the web board's page shows, in headless Chromium: data from disk as text (file names, shard
 metadata and TensorBoard tags carrying markup run nothing), tabs that switch, a run's games and
-curves there before its tab is opened, an analysis that goes (and stops its search) when the
+curves there before its tab is opened (each of the three tabs shows its panel alone), an analysis that goes (and stops its search) when the
 position changes, visits shown as this search's plus those reused, and Elo and scores each on an
 axis of their own. Skipped with the reason where Chromium, chromedriver or selenium is missing."""
 
@@ -96,12 +96,20 @@ def test_file_names_shard_metadata_and_tags_carrying_markup_are_shown_as_text(pa
 
 def test_each_tab_shows_its_panel_and_only_its_panel(page):
     driver, _ = page
-    play, run = driver.find_element(By.ID, "panel-play"), driver.find_element(By.ID, "panel-run")
-    assert play.is_displayed() and not run.is_displayed()
-    driver.find_element(By.ID, "tab-run").click()
-    assert run.is_displayed() and not play.is_displayed()
-    driver.find_element(By.ID, "tab-play").click()
-    assert play.is_displayed() and not run.is_displayed()
+    tabs = ("play", "run", "review")
+
+    def shown():
+        return [name for name in tabs if driver.find_element(By.ID, f"panel-{name}").is_displayed()]
+
+    assert shown() == ["play"]
+    # every tab from every other, both ways
+    for name, then in (("run", "play"), ("review", "play"), ("run", "review"), ("review", "run"), ("play", "run")):
+        driver.find_element(By.ID, f"tab-{then}").click()
+        driver.find_element(By.ID, f"tab-{name}").click()
+        assert shown() == [name], (then, name)
+        assert driver.find_element(By.ID, f"tab-{name}").get_attribute("class").split() == ["tab", "active"]
+        driver.find_element(By.ID, f"tab-{then}").click()
+        assert shown() == [then], (name, then)
 
 
 def test_with_run_the_viewer_holds_the_runs_games_and_curves_before_its_tab_is_opened(page):
