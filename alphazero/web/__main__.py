@@ -8,8 +8,11 @@ Open the printed address in a browser: play against a network (either colour, by
 seconds per move, undo, start from a pasted transcript, board or GGF; save the record as a
 transcript or GGF), analyse a position (the policy as a heat map, value and win %, the search's top
 moves with visits and Q, the principal variation, the exact solver's result near the end, a
-value-over-the-game chart), and with --run watch the run's latest self-play games and its Elo,
-score and loss curves. --simulations or --seconds set the page's starting budget per move; every
+value-over-the-game chart), review a finished game move by move (a pasted or opened transcript or
+GGF game, the game on the board or a run's game: the search's evaluation before and after each
+move, the move it preferred, the loss, exact near the end, charted with the mistakes marked; the
+same review as `python -m alphazero.review`), and with --run watch the run's latest self-play
+games and its Elo, score and loss curves. --simulations or --seconds set the page's starting budget per move; every
 search stops after 120 s whatever it asks for, or when the page gives up on it. It listens on
 127.0.0.1 unless --host says otherwise, answers only requests addressed to it (Host) from the page
 it served (a token), and opens only the checkpoints and the run it lists unless --allow-any-path.

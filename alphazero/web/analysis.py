@@ -15,6 +15,11 @@ Every search ends at its simulations, its seconds, MAX_SECONDS of wall time what
 (the time ceiling), or when its client goes away (the server's `client_gone`), whichever comes
 first; at most MAX_SEARCHES run at once and one more is refused (`Busy`), so that memory (a tree
 of about 37 MB each) and waiting stay bounded.
+
+A game review (`Engines.review`, the review command's `alphazero.review.review_game`) is one more
+such search, run a ply at a time: each ply holding the turn, its searches handing it on between
+chunks, the turn let go between plies while the ply's line is sent (`ReviewStream`). It ends at
+REVIEW_MAX_SECONDS of wall time for the whole game, or when its client goes away.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 solver's reach (the review command's test game, tests/review/test_reviewer.py) is reviewed through
 the page, its chart marks the blunder at its ply and its move list shows the exact loss; a click
 on the mark shows that position with its analysis; a bad transcript gets the command's message;
-the game on the board and a run viewer's game are reviewed from their tabs, and Stop ends a review
+a GGF file opened into the box, the game on the board and a run viewer's game are reviewed from their tabs, and Stop ends a review
 on the server. Skipped with the reason where Chromium, chromedriver or selenium is missing."""
 
 import pytest
@@ -16,10 +16,12 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 from alphazero.othello.notation import format_board_text, format_transcript  # noqa: E402
 from alphazero.play.choosers import default_checkpoint  # noqa: E402
 from alphazero.review.reviewer import Marks  # noqa: E402
+from tests.conftest import REPO_ROOT  # noqa: E402
 from tests.review.test_reviewer import game_with_a_blunder  # noqa: E402
 from tests.web.browser import NEEDS_CHROMIUM, board_process, chromium, idle, text  # noqa: E402
 
 CHART_WIDTH, CHART_PAD = 420, 24  # app.js's drawChart
+SAMPLES = REPO_ROOT / "tests" / "fixtures" / "samples.ggf"
 SIMULATIONS = "8"  # every position of the blunder game is solved: the budget only sets the speed
 
 pytestmark = [pytest.mark.slow, NEEDS_CHROMIUM]
@@ -115,6 +117,23 @@ def test_a_bad_transcript_gets_the_review_commands_message(page):
     review_text(driver, "f5f5")
     assert "illegal move 'f5' at character 2 (ply 2)" in text(driver, "error")
     assert driver.find_elements(By.CSS_SELECTOR, "#review-moves tr.review-move") == []
+
+
+def test_a_ggf_file_opened_into_the_box_is_reviewed(page):
+    driver, _ = page
+    driver.find_element(By.ID, "tab-review").click()
+    driver.find_element(By.ID, "review-file").send_keys(str(SAMPLES))
+    WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "review-text").get_attribute("value").startswith("(;GM[Othello]"))
+    driver.find_element(By.ID, "review-game").clear()
+    driver.find_element(By.ID, "review-game").send_keys("2")
+    driver.find_element(By.ID, "review-simulations").clear()
+    driver.find_element(By.ID, "review-simulations").send_keys("2")
+    driver.find_element(By.ID, "review-start").click()
+    reviewed(driver)
+    assert not driver.find_element(By.ID, "error").is_displayed(), text(driver, "error")
+    assert text(driver, "review-label").startswith("the game given (GGF game 2): 60 plies")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#review-moves tr.review-move")) == 60
+    assert "result: Black +8" in text(driver, "review-summary")
 
 
 def test_the_game_on_the_board_is_reviewed(page):
