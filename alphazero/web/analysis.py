@@ -369,6 +369,7 @@ class ReviewStream:
       {"type": "move", ...MoveReview.as_json()}                            one a ply, as each is ready
       {"type": "summary", ...Summary.as_json(), lines}                     at the end (lines: the command's text)
       {"type": "stopped", reason, reviewed}                                instead, when stopped early
+      {"type": "error", error, reviewed}                                   instead, when the review failed
 
     Each ply is reviewed holding the turn, and its searches hand the turn on between chunks, so a
     cheap request waits for one chunk (or one solver call), never for the review; the turn is let go
@@ -398,18 +399,25 @@ class ReviewStream:
                "moves": ["pa" if a == PASS else action_name(int(a)) for a in record.actions]}
         reviews = review_game(record, self._chooser, self.marks, should_stop)
         done: list[MoveReview] = []
+        failed = None
         try:
+            with turns.held():
+                self._chooser.set_limits(self.budget.simulations, self.budget.seconds)
             while True:
                 with turns.held():
-                    if len(done) == 0:
-                        self._chooser.set_limits(self.budget.simulations, self.budget.seconds)
                     review = None if stop() else next(reviews, None)
                 if stop.reason is not None or review is None:
                     break
                 done.append(review)
                 yield {"type": "move", **review.as_json()}
+        except Exception as err:  # a fault of ours (the game was checked when read): the answer has begun, so a line says it
+            log.exception("review of %s failed after %d plies", self.label, len(done))
+            failed = f"internal error: {type(err).__name__}: {err}"
         finally:
             reviews.close()  # no search runs: the generator stops where it waits
+        if failed is not None:
+            yield {"type": "error", "error": failed, "reviewed": len(done)}
+            return
         if stop.reason is not None:
             log.info("review of %s: %s after %d of %d plies", self.label, stop.reason, len(done), len(record.actions))
             yield {"type": "stopped", "reason": stop.reason, "reviewed": len(done)}

@@ -172,3 +172,21 @@ def test_a_review_counts_as_one_of_the_searches_the_board_runs_at_once(engines, 
         finally:
             connection.close()
         wait_for(lambda: engines.searching == 0, 15, "the review went on after its client left")
+
+
+def test_a_review_that_fails_midway_says_so_in_its_last_line_and_gives_its_search_back(client, engines, monkeypatch, caplog):
+    import alphazero.web.analysis as analysis
+
+    real = analysis.review_game
+
+    def failing(*args, **kwargs):
+        reviews = real(*args, **kwargs)
+        yield next(reviews)
+        raise RuntimeError("a fault in the search")
+
+    monkeypatch.setattr(analysis, "review_game", failing)
+    with caplog.at_level(logging.ERROR, logger="alphazero.web"):
+        lines = events(client.post("/api/review", json={"source": "text", "text": OPENING, "simulations": 2}))
+    assert [line["type"] for line in lines] == ["game", "move", "error"]
+    assert lines[-1] == {"type": "error", "error": "internal error: RuntimeError: a fault in the search", "reviewed": 1}
+    assert "review of the game given failed after 1 plies" in caplog.text and engines.searching == 0

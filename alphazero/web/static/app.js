@@ -749,6 +749,9 @@ function reviewEvent(event) {
     $("review-progress").textContent = `reviewed ${review.moves.length} / ${review.game.plies} moves in ${seconds.toFixed(1)} s.`;
   } else if (event.type === "stopped") {
     $("review-progress").textContent = `${event.reason} after ${event.reviewed} of ${review.game.plies} moves.`;
+  } else if (event.type === "error") {
+    $("review-progress").textContent = `failed after ${event.reviewed} of ${review.game.plies} moves.`;
+    showError(event.error);
   }
 }
 
