@@ -3,7 +3,13 @@ solver's reach (the review command's test game, tests/review/test_reviewer.py) i
 the page, its chart marks the blunder at its ply and its move list shows the exact loss; a click
 on the mark shows that position with its analysis; a bad transcript gets the command's message;
 a GGF file opened into the box, the game on the board and a run viewer's game are reviewed from their tabs, and Stop ends a review
-on the server. Skipped with the reason where Chromium, chromedriver or selenium is missing."""
+on the server. Skipped with the reason where Chromium, chromedriver or selenium is missing.
+
+The picture of the review in docs/frontends.md (docs/web-review.png) is taken here: run with
+ALPHAZERO_UPDATE_SCREENSHOT=1 to write it."""
+
+import os
+import shutil
 
 import pytest
 
@@ -22,6 +28,7 @@ from tests.web.browser import NEEDS_CHROMIUM, board_process, chromium, idle, tex
 
 CHART_WIDTH, CHART_PAD = 420, 24  # app.js's drawChart
 SAMPLES = REPO_ROOT / "tests" / "fixtures" / "samples.ggf"
+SCREENSHOT = REPO_ROOT / "docs" / "web-review.png"
 SIMULATIONS = "8"  # every position of the blunder game is solved: the budget only sets the speed
 
 pytestmark = [pytest.mark.slow, NEEDS_CHROMIUM]
@@ -119,7 +126,7 @@ def test_a_bad_transcript_gets_the_review_commands_message(page):
     assert driver.find_elements(By.CSS_SELECTOR, "#review-moves tr.review-move") == []
 
 
-def test_a_ggf_file_opened_into_the_box_is_reviewed(page):
+def test_a_ggf_file_opened_into_the_box_is_reviewed(page, tmp_path):
     driver, _ = page
     driver.find_element(By.ID, "tab-review").click()
     driver.find_element(By.ID, "review-file").send_keys(str(SAMPLES))
@@ -134,6 +141,13 @@ def test_a_ggf_file_opened_into_the_box_is_reviewed(page):
     assert text(driver, "review-label").startswith("the game given (GGF game 2): 60 plies")
     assert len(driver.find_elements(By.CSS_SELECTOR, "#review-moves tr.review-move")) == 60
     assert "result: Black +8" in text(driver, "review-summary")
+    # The picture in docs/frontends.md: a mistake clicked, its position analysed.
+    marks = driver.find_elements(By.CSS_SELECTOR, "#review-chart g.mistake")
+    marks[len(marks) // 2].click()
+    WebDriverWait(driver, 60).until(lambda d: d.find_elements(By.ID, "review-analysis-search"))
+    driver.save_screenshot(str(tmp_path / "web-review.png"))
+    if os.environ.get("ALPHAZERO_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(tmp_path / "web-review.png", SCREENSHOT)
 
 
 def test_the_game_on_the_board_is_reviewed(page):

@@ -649,6 +649,7 @@ const review = {
   game: null,      // the "game" event: label, plies, start, moves, black_margin, search
   moves: [],       // the "move" events so far (MoveReview), ply 1 first
   selected: null,  // the ply (1-based) shown on the review's board, or null
+  shown: null,     // what the review's board shows: {ply, position, heat}, or null
   analysis: null,  // AbortController of the analysis of the position shown, or null
   started: 0,      // when the review began (performance.now())
 };
@@ -721,6 +722,7 @@ function resetReview() {
   review.game = null;
   review.moves = [];
   review.selected = null;
+  review.shown = null;
   $("review-bar").value = 0;
   $("review-label").textContent = "";
   $("review-summary").replaceChildren();
@@ -742,7 +744,7 @@ function reviewEvent(event) {
     $("review-moves").querySelector("tbody").appendChild(reviewRow(event));
     reviewProgress();
     renderReviewChart();
-    if (review.selected === event.ply) $("review-position").replaceChildren(...reviewPositionText(event.ply, review.game, event));
+    if (review.shown && review.shown.ply === event.ply) drawReviewPosition();
   } else if (event.type === "summary") {
     $("review-summary").replaceChildren(...event.lines.map((line) => el("p", {}, line)));
     const seconds = (performance.now() - review.started) / 1000;
@@ -827,14 +829,12 @@ async function renderReviewPosition(analyse) {
   const ply = review.selected, game = review.game;
   if (!game || ply === null) return;
   clearReviewAnalysis();
-  const move = review.moves[ply - 1];
+  review.shown = null;
   await guardedReview(async () => {
     const position = await api("/api/position", { start: game.start, moves: game.moves.slice(0, ply - 1) });
     if (ply !== review.selected || game !== review.game) return;
-    const marks = { played: game.moves[ply - 1] };
-    if (move && move.preferred !== "pass") marks.preferred = move.preferred;
-    renderBoard($("review-board"), position, { legal: [], marks });
-    $("review-position").replaceChildren(...reviewPositionText(ply, game, move));
+    review.shown = { ply, position, heat: null };
+    drawReviewPosition();
     if (!analyse || position.over) return;
     const analysis = review.analysis = new AbortController();
     $("review-analysis").replaceChildren(el("p", { className: "hint", id: "review-analysis-running" }, "Analysing…"));
@@ -842,9 +842,22 @@ async function renderReviewPosition(analyse) {
       simulations: $("review-simulations").value || null, seconds: null }, analysis.signal);
     if (analysis !== review.analysis) return;
     review.analysis = null;
-    renderBoard($("review-board"), position, { legal: [], marks, heat: result.network.policy });
+    review.shown.heat = result.network.policy;
+    drawReviewPosition();
     renderAnalysis(result, position, "review-analysis");
   });
+}
+
+// The shown position's board and text: the move played, the move preferred once the review has
+// reached it (drawn again when its line arrives), and the heat map once analysed.
+function drawReviewPosition() {
+  const shown = review.shown, game = review.game;
+  if (!shown || !game) return;
+  const move = review.moves[shown.ply - 1];
+  const marks = { played: game.moves[shown.ply - 1] };
+  if (move && move.preferred !== "pass") marks.preferred = move.preferred;
+  renderBoard($("review-board"), shown.position, { legal: [], marks, heat: shown.heat });
+  $("review-position").replaceChildren(...reviewPositionText(shown.ply, game, move));
 }
 
 function reviewPositionText(ply, game, move) {
