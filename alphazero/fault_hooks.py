@@ -9,6 +9,11 @@ At the `count`-th entry (1-based, counted per process) of `phase`, `action` happ
              machine had lost power or the OOM killer had struck.
     enospc   raise OSError(ENOSPC) at this entry and every later one of the phase, as a full disk
              does (the space does not come back by itself).
+    raise    raise InjectedFault (a RuntimeError) at this entry and every later one of the phase,
+             as a bug at that point would: the process handles it as any other exception (a
+             self-play worker reports its traceback and dies, and its replacement, counting its
+             own entries from 1, raises again at the same point: a crash loop, which the pool's
+             restart budget must stop; alphazero.selfplay.restarts).
 
 Phases and where they sit:
 
@@ -19,6 +24,9 @@ Phases and where they sit:
     checkpoint_write   the same point of every checkpoint file and of best.json
                        (alphazero.nn.checkpoint.save_checkpoint, alphazero.train.checkpoints)
     arena              entering gating or baseline evaluation (alphazero.train.loop)
+    server_batch       each batch the local inference server is about to evaluate
+                       (alphazero.selfplay.inference_server.server_main; the Ray backend's node
+                       servers do not pass through it)
 
 Unset, `fault_point` is one global load and a comparison: the plan is parsed once at import, so
 the hot paths pay nothing measurable. A malformed value fails at import with a ValueError naming
@@ -34,9 +42,13 @@ import signal
 from dataclasses import dataclass
 
 ENV_VAR = "ALPHAZERO_FAULT"
-PHASES = ("selfplay", "train_step", "shard_write", "checkpoint_write", "arena")
-ACTIONS = ("kill", "enospc")
+PHASES = ("selfplay", "train_step", "shard_write", "checkpoint_write", "arena", "server_batch")
+ACTIONS = ("kill", "enospc", "raise")
 FIRED_MESSAGE = "alphazero fault injection:"  # every fired fault writes a line starting so to stderr
+
+
+class InjectedFault(RuntimeError):
+    """The exception of the `raise` action: a bug, as far as the process that meets it knows."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +109,9 @@ def _enter(phase: str, path) -> None:
     if fault.action == "enospc":
         _announce(f"ENOSPC at {phase} entry {entries}" + (f" ({path})" if path is not None else ""))
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), None if path is None else str(path))
+    if fault.action == "raise":
+        _announce(f"raise at {phase} entry {entries}")
+        raise InjectedFault(f"{ENV_VAR}={fault.spec()}: injected error at {phase} entry {entries}")
     if entries == fault.count:
         _kill_run(f"{phase} entry {entries}")
 

@@ -35,15 +35,18 @@ import numpy as np
 
 from alphazero.faults import runs
 from alphazero.faults.checks import Expectations, Snapshot, verify_run_dir
-from alphazero.fault_hooks import PHASES, Fault
+from alphazero.fault_hooks import Fault
 
 # Cheaper than nothing and harsher: a gate whose test asks only "not 400 Elo worse", at a 20%
 # error, promotes in its first round unless the candidate lost every game of it, so kills meet
 # the promotion path (net-N.pt, best.pt, best.json) often. (The test scores pairs, and a pair can
 # move its LLR by at most about log(s1 / s0): -800 against -400 Elo makes one pair won enough.)
 TRIAL_OVERRIDES = ("arena.sprt_elo0=-800", "arena.sprt_elo1=-400", "arena.sprt_alpha=0.2")
-# Entries of each phase in one smoke iteration (about): the hook's count is drawn from 1..n.
+# Entries of each phase in one smoke iteration (about): the hook's count is drawn from 1..n. The
+# phases a smoke run passes through (it has no inference server: fault_hooks' server_batch is not
+# among them), in the order the seeded plans permute.
 PHASE_ENTRIES = {"selfplay": 120, "train_step": 60, "shard_write": 2, "checkpoint_write": 16, "arena": 2}
+HOOK_PHASES = tuple(PHASE_ENTRIES)
 KIND_CYCLE = ("hook", "timed_kill", "hook", "timed_kill", "worker_kill", "hook", "timed_kill", "disk_full")
 DISK_FULL_PHASES = ("shard_write", "checkpoint_write")
 RUN_TIMEOUT_S = 300.0
@@ -102,7 +105,7 @@ def plan_trials(count: int, seed: int) -> list[TrialPlan]:
     """`count` trials cycling through the kinds; hook phases cycle in a seeded order, so any five
     hook trials hit every phase; counts and delays are drawn from `seed`."""
     rng = np.random.default_rng(seed)
-    phases = list(rng.permutation(PHASES))
+    phases = list(rng.permutation(HOOK_PHASES))
     plans, hooks = [], 0
     for index in range(count):
         kind = KIND_CYCLE[index % len(KIND_CYCLE)]

@@ -54,10 +54,9 @@ class SelfPlayConfig:
     playout_cap_fraction: float = 1.0
     playout_cap_small: int = 25
     # A worker or the inference server that dies more than max_restarts times in a row without
-    # delivering any work in between (within restart_window_seconds) stops the run with its last
+    # delivering work in between (a shard written; no time window) stops the run with its last
     # error, instead of being restarted forever (alphazero.selfplay.restarts).
     max_restarts: int = 5
-    restart_window_seconds: float = 600.0
 
     def __post_init__(self):
         _require_choice("selfplay.backend", self.backend, ("local", "ray"))
@@ -73,7 +72,6 @@ class SelfPlayConfig:
         _require(isinstance(self.playout_cap_small, int) and self.playout_cap_small >= 1, "selfplay.playout_cap_small",
                  self.playout_cap_small, "an integer >= 1 (and <= mcts.simulations)")
         _require(self.max_restarts >= 0, "selfplay.max_restarts", self.max_restarts, ">= 0")
-        _require(self.restart_window_seconds > 0, "selfplay.restart_window_seconds", self.restart_window_seconds, "> 0")
         _require(0 <= self.random_opening_plies <= 59, "selfplay.random_opening_plies", self.random_opening_plies, "in 0..59")
 
 

@@ -15,6 +15,8 @@ plus a header of int64 words per worker:
     SIZE          positions in the latest request
     REQUEST_SUM   checksum of the request's positions, its number and its size (`slot_checksum`)
     RESPONSE_SUM  checksum of the answer's priors and values, the request number and the size
+    SHARDS        shards the worker in this slot (and its predecessors) wrote: for the server's
+                  restart budget (see `InferenceServer.ensure_alive`)
 
 A worker writes its positions, SIZE and REQUEST_SUM, then bumps REQUEST_SEQ, and polls
 RESPONSE_SEQ until it equals its request number and the answer it copied matches RESPONSE_SUM.
@@ -72,11 +74,13 @@ RESPONSE_TIMEOUT_S = 120.0
 POINTER_CHECK_SECONDS = 0.5
 
 # Header words per worker.
-REQUEST_SEQ, RESPONSE_SEQ, SIZE, REQUEST_SUM, RESPONSE_SUM = 0, 1, 2, 3, 4
+REQUEST_SEQ, RESPONSE_SEQ, SIZE, REQUEST_SUM, RESPONSE_SUM, SHARDS = 0, 1, 2, 3, 4, 5
 HEADER_WORDS = 8
 # Server words (after the worker headers); word 3 held the busy time, now io + compute.
 STOP, SERVER_CALLS, SERVER_POSITIONS, SERVER_PID = 0, 1, 2, 4
 SERVER_IDLE_NS, SERVER_WINDOW_NS, SERVER_IO_NS, SERVER_COMPUTE_NS, SERVER_SYNC_NS = 5, 6, 7, 8, 9
+# The workers' SHARDS summed when the running server took its first batch; -1 until it has.
+SERVER_FIRST_BATCH_SHARDS = 10
 SERVER_WORDS = 16
 _ALIGN = 64
 PREFIX = "alphazero-channels-"
@@ -243,6 +247,10 @@ class ServerHandle:
 
     def evaluator(self, worker_id: int) -> RemoteEvaluator:
         return RemoteEvaluator(worker_id, self.channels)
+
+    def shard_written(self, worker_id: int) -> None:
+        """The worker in slot `worker_id` wrote a shard (its only writer: no lock needed)."""
+        self.channels.header[worker_id, SHARDS] += 1
 
 
 class _Gatherer:
@@ -446,6 +454,7 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
     from alphazero.nn.precision import run_cache_file
     from alphazero.selfplay.parent_death import exit_with_parent, leave_stopping_to_the_parent, set_process_name
     from alphazero.best_pointer import read_best_pointer
+    from alphazero.fault_hooks import fault_point
 
     exit_with_parent()
     set_process_name("az-server")
@@ -455,7 +464,13 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
     channels.server[SERVER_PID] = os.getpid()
     state = {"id": None, "evaluator": None, "checked": 0.0}
 
-    def evaluator_for():
+    def evaluator_for():  # called once per batch, before it is gathered
+        fault_point("server_batch")
+        if channels.server[SERVER_FIRST_BATCH_SHARDS] < 0:
+            channels.server[SERVER_FIRST_BATCH_SHARDS] = int(channels.header[:, SHARDS].sum())
+        return load_network()
+
+    def load_network():  # the best network, re-reading its pointer at most every POINTER_CHECK_SECONDS
         now = time.monotonic()
         if state["evaluator"] is None or now - state["checked"] >= POINTER_CHECK_SECONDS:
             state["checked"] = now
@@ -467,7 +482,7 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
         return state["evaluator"]
 
     try:
-        evaluator_for()  # load (and warm) the network before the first request
+        load_network()  # load (and warm) the network before the first request
         serve(channels, evaluator_for, max_batch, wait_ms, device, stop=stop_event.is_set if stop_event is not None else (lambda: False),
               pipeline=pipeline)
     except Exception:
@@ -526,6 +541,7 @@ class InferenceServer:
 
     def start(self) -> None:
         self._calls_at_start = int(self.channels.server[SERVER_CALLS])
+        self.channels.server[SERVER_FIRST_BATCH_SHARDS] = -1
         self.process = self.ctx.Process(
             target=server_main,
             args=(*self.args, self.channels, None, self.threads, self.pipeline, self.precision),
@@ -542,7 +558,10 @@ class InferenceServer:
 
     def ensure_alive(self) -> bool:
         """Restart the server if it died; True when it did. Raises restarts.ProcessKeepsDying
-        when it keeps dying before answering anything (its budget)."""
+        when it keeps dying without delivering work (its budget): the server delivered work
+        when it answered a batch and a worker wrote a shard after it took its first one (the
+        workers count their shards in the channels' SHARDS words, the server notes their sum
+        at its first batch), so only games finished with its answers reset the count."""
         with self._lock:
             if self._failure is not None:
                 raise self._failure
@@ -550,7 +569,7 @@ class InferenceServer:
                 return False
             if self.process is not None and not self.process.is_alive():
                 if self.budget is not None:
-                    if int(self.channels.server[SERVER_CALLS]) > self._calls_at_start:
+                    if self._delivered():
                         self.budget.delivered()
                     error = Path(error_file(self.channels))
                     if error.exists():
@@ -566,6 +585,11 @@ class InferenceServer:
                 self.start()
                 return True
         return False
+
+    def _delivered(self) -> bool:
+        server, header = self.channels.server, self.channels.header
+        first = int(server[SERVER_FIRST_BATCH_SHARDS])
+        return int(server[SERVER_CALLS]) > self._calls_at_start and 0 <= first < int(header[:, SHARDS].sum())
 
     def close(self, timeout: float = 10.0) -> None:
         if getattr(self, "_closed", False):

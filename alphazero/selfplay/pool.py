@@ -90,7 +90,7 @@ class WorkerPool:
                 self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
                 threads=max(1, selfplay_cfg.threads_per_worker), pipeline=selfplay_cfg.server_pipeline, precision=selfplay_cfg.precision,
                 capacity=worker_capacity(selfplay_cfg.concurrent_games, mcts_cfg.leaves_per_step),
-                budget=RestartBudget("the inference server", selfplay_cfg.max_restarts, selfplay_cfg.restart_window_seconds),
+                budget=RestartBudget("the inference server", selfplay_cfg.max_restarts),
             )
             self.server_handle = self.server.handle()
         self.stop_event = StopFlag.create()
@@ -101,8 +101,7 @@ class WorkerPool:
         self.remaining: dict[int, int] = {}  # worker -> games of its task not yet reported
         self.next_task_id = 0
         self.restarts = 0
-        self.budgets = [RestartBudget(f"self-play worker {w}", selfplay_cfg.max_restarts, selfplay_cfg.restart_window_seconds)
-                        for w in range(selfplay_cfg.workers)]
+        self.budgets = [RestartBudget(f"self-play worker {w}", selfplay_cfg.max_restarts) for w in range(selfplay_cfg.workers)]
         self._failure: ProcessKeepsDying | None = None  # a budget spent (in the watchdog): raised by poll()
         self._lock = threading.RLock()
         self._held: list[Report] = []  # reports of dead workers drained by the watchdog
@@ -219,14 +218,14 @@ class WorkerPool:
         self.close(timeout=0.0)
 
     def _account(self, reports: list[Report]) -> None:
-        """Track each worker's task (games reported, task done) and its restart budget (work
-        delivered, errors logged)."""
+        """Track each worker's task (games reported, task done) and its restart budget (a shard
+        written is work delivered; progress is not: restarts.py; errors logged)."""
         for report in reports:
             budget = self.budgets[report.worker]
             if isinstance(report, ErrorReport):
                 log.error("self-play worker %d failed:\n%s", report.worker, report.message)
                 budget.error(report.message)
-            else:
+            elif isinstance(report, ShardReport):
                 budget.delivered()
             task = self.current.get(report.worker)
             if task is None or task.task_id != report.task_id:

@@ -397,7 +397,7 @@ class RayWorkerPool:
         self._cutters = {w: ShardCutter(lambda records, w=w: self.replay.add_games(records, writer_id=f"ray{w}"), selfplay_cfg.games_per_shard)
                          for w in range(self.workers)}
         self._network_of: dict[int, int | None] = {w: None for w in range(self.workers)}  # of the games held
-        self.budgets = {w: RestartBudget(f"self-play actor {w}", selfplay_cfg.max_restarts, selfplay_cfg.restart_window_seconds)
+        self.budgets = {w: RestartBudget(f"self-play actor {w}", selfplay_cfg.max_restarts)
                         for w in range(self.workers)}
         self._calls: dict = {}  # ObjectRef -> _Call
         self._pings: dict = {}  # ObjectRef -> (actor index, generation)
@@ -748,6 +748,10 @@ class RayWorkerPool:
         network_id, ref = self._network
         self._server_calls[server["actor"].set_network.remote(network_id, [ref])] = (node_id, server["generation"], network_id)
 
+    def _server_budget(self, node_id: str) -> RestartBudget:
+        server = self._servers[node_id]
+        return self._server_budgets.setdefault(node_id, RestartBudget(f"the inference server of node {server['ip']}", self.selfplay_cfg.max_restarts))
+
     def _server_answered(self, ref) -> None:
         node_id, generation, network_id = self._server_calls.pop(ref)
         server = self._servers.get(node_id)
@@ -756,8 +760,7 @@ class RayWorkerPool:
         try:
             answer = self.ray.get(ref)
         except Exception as error:  # noqa: BLE001 - its process or node is gone; Ray restarts it on the node
-            budget = self._server_budgets.setdefault(node_id, RestartBudget(
-                f"the inference server of node {server['ip']}", self.selfplay_cfg.max_restarts, self.selfplay_cfg.restart_window_seconds))
+            budget = self._server_budget(node_id)
             failed = _actor_failed(self.ray, error)
             if not failed:
                 budget.error(getattr(error, "traceback_str", None) or str(error))
@@ -785,8 +788,6 @@ class RayWorkerPool:
             return
         if network_id is None:
             return  # `serving` returned: the server was closed
-        if node_id in self._server_budgets:
-            self._server_budgets[node_id].delivered()
         if server["state"] == DOWN:
             log.info("inference server of node %s is up on %s (pid %d)", self._node_label(answer["node"], answer["node_id"]), answer["device"], answer["pid"])
         server["state"], server["handle"], server["network_id"] = UP, answer["handle"], network_id
@@ -808,9 +809,15 @@ class RayWorkerPool:
     def _receive(self, call: _Call, result: dict) -> None:
         self._notice_a_restart_between_calls(call, result.get("pid"))
         owner = call.owner
-        self.budgets[call.actor].delivered()
         self.nodes[call.actor] = node = self._node_label(result["node"], result["node_id"])
         records = unpack_games(result["games"])
+        if records:
+            # Finished games, written by this driver: work delivered by the actor, and by its
+            # node's inference server when it evaluated them (restarts.py; an answer alone is not).
+            self.budgets[call.actor].delivered()
+            server = self._servers.get(result["node_id"])
+            if server is not None and server["state"] == UP and result["node_id"] in self._server_budgets:
+                self._server_budgets[result["node_id"]].delivered()
         self._messages.put(ProgressReport(owner, call.task_id, node=node, **result["progress"]))
         self._network_of[owner] = result["network_id"]
         self._cutters[owner].add(records)

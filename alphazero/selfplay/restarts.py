@@ -1,19 +1,30 @@
 """How many times a dead process is restarted before the run gives up on it.
 
 A self-play worker or inference server that dies is restarted (its replacement carries on with
-its slot and task). One that dies on start-up every time (a missing package, a network file it
-cannot load, a GPU it cannot open) would be restarted forever, filling the log and, in sync mode,
-keeping the run waiting for games that never come. So each process has a budget: it may die
-`max_restarts` times in a row without delivering any work in between (a worker: any report; the
-server: an answered batch) within `window_seconds`; the next death stops the run with one line
-that names the process and its last error. A process that works between deaths (killed by the
-OOM killer after an hour, or by the fault-injection campaign) never spends its budget.
+its slot and task). One that dies the same way every time (a missing package, a network file it
+cannot load, a bug that raises mid-game or on some batch) would be restarted forever, filling the
+log with tracebacks and losing its games in flight each time, and in sync mode keeping the run
+waiting for games that never come. So each process has a budget: it may die `max_restarts` times
+in a row without delivering work in between; the next death stops the run with one line that
+names the process, the count and the last line of its last traceback (the training command then
+exits with status 3).
+
+What counts as work delivered is what the run keeps, never a sign of life:
+
+- a self-play worker: a shard of finished games written (its `ShardReport`). Progress reports,
+  sent every couple of seconds of play, do not count: a worker that reports progress and then
+  crashes mid-game every time is a crash loop.
+- the inference server: a shard written by any worker after the server had taken its first batch
+  (and with at least one batch answered), i.e. games finished with its answers. A server that
+  answers a few batches and dies on the next one every time never lets a shard through.
+
+There is no time window: a crash loop spends its budget whatever its period (a slow one, a death
+every ten minutes, would otherwise reset its count for ever), and a process that works between
+deaths (killed by the OOM killer after an hour, or by the fault-injection campaign) never spends
+it, however often it dies.
 """
 
 from __future__ import annotations
-
-import time
-from collections import deque
 
 
 class ProcessKeepsDying(RuntimeError):
@@ -23,17 +34,16 @@ class ProcessKeepsDying(RuntimeError):
 class RestartBudget:
     """The restart budget of one process (see the module docstring)."""
 
-    def __init__(self, name: str, max_restarts: int, window_seconds: float, clock=time.monotonic):
+    def __init__(self, name: str, max_restarts: int):
         self.name = name
         self.max_restarts = int(max_restarts)
-        self.window_seconds = float(window_seconds)
-        self.clock = clock
-        self.deaths: deque[float] = deque()  # deaths without work since, within the window
-        self.last_error: str | None = None
+        self.deaths = 0  # deaths since the process last delivered work
+        self.last_error: str | None = None  # the traceback of the latest of those deaths, if it sent one
 
     def delivered(self) -> None:
-        """The process did work: earlier deaths no longer count against it."""
-        self.deaths.clear()
+        """The process delivered work: earlier deaths no longer count against it."""
+        self.deaths = 0
+        self.last_error = None
 
     def error(self, message: str) -> None:
         """The process reported an error (a traceback) before it died."""
@@ -42,16 +52,12 @@ class RestartBudget:
     def died(self, exit_code) -> None:
         """The process died; raises ProcessKeepsDying when its budget is spent (else the caller
         restarts it)."""
-        now = self.clock()
-        self.deaths.append(now)
-        while self.deaths and now - self.deaths[0] > self.window_seconds:
-            self.deaths.popleft()
-        if len(self.deaths) > self.max_restarts:
+        self.deaths += 1
+        if self.deaths > self.max_restarts:
             last = _last_line(self.last_error) if self.last_error else f"exit code {exit_code}, no error reported"
             raise ProcessKeepsDying(
-                f"{self.name} died {len(self.deaths)} times within {self.window_seconds:.0f} s without finishing any work "
-                f"(selfplay.max_restarts={self.max_restarts}, selfplay.restart_window_seconds={self.window_seconds:g}); "
-                f"stopping the run. Its last error: {last}"
+                f"{self.name} died {self.deaths} times without delivering work in between "
+                f"(selfplay.max_restarts={self.max_restarts}); stopping the run. Its last error: {last}"
             )
 
 

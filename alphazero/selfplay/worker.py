@@ -338,6 +338,11 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
     exit_with_parent()
     set_process_name(f"az-worker-{worker_id}")
     outbox = _Outbox(result_queue) if hasattr(result_queue, "send") else result_queue
+
+    def emit(report) -> None:
+        if server_handle is not None and isinstance(report, ShardReport):
+            server_handle.shard_written(worker_id)  # the server's restart budget counts shards written with its answers
+        outbox.put(report)
     # Ctrl-C and SIGTERM reach the whole process group; the pool stops workers through stop_event
     # instead, so a worker never dies mid-shard because the user asked the run to stop cleanly.
     leave_stopping_to_the_parent()
@@ -360,13 +365,13 @@ def worker_main(worker_id: int, run_dir: str, selfplay_cfg: SelfPlayConfig, mcts
             if resumed and worker.runner is None:
                 worker.use_network(*follower.change(), seed=task.seed)
                 worker.runner.continue_games(resumed)
-            if not play_task(worker, worker_id, task, follower, cutter, outbox.put, stop_event.is_set):
+            if not play_task(worker, worker_id, task, follower, cutter, emit, stop_event.is_set):
                 return
             if not stop_event.is_set():
                 outbox.put(DoneReport(worker_id, task.task_id))
         # Stopped: the games finished so far are kept, and those in play saved for the next session.
         if cutter.pending and task is not None:
-            write_shards(worker, worker_id, task.task_id, cutter, outbox.put, task_complete=True)
+            write_shards(worker, worker_id, task.task_id, cutter, emit, task_complete=True)
         if worker.runner is not None:
             save_in_flight(run_dir, worker_id, worker.runner.games_in_flight())
         elif resumed:

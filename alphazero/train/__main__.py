@@ -6,6 +6,11 @@ Examples:
     python -m alphazero.train run.dir=runs/a run.resume=true   # continue a stopped run
     python -m alphazero.train -m mcts.simulations=50,100       # a sweep, one run directory per job
     torchrun --nproc_per_node=4 -m alphazero.train experiment=gpu  # train on 4 GPUs (see train/distributed.py)
+
+Exit status: 0 the run ended; 2 a start refused (one line on stderr) or a full disk; 3 a self-play
+worker or the inference server died `selfplay.max_restarts + 1` times without delivering work in
+between (a crash loop: the log's last line names it, the count and its last error); 130 a second
+Ctrl-C.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from alphazero.train.schema import register_configs, to_typed
 from alphazero.train.usage import help_text, wants_help
 
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+EXIT_PROCESS_KEEPS_DYING = 3  # a crash loop of a self-play process (alphazero.selfplay.restarts)
 
 register_configs()
 
@@ -60,9 +66,9 @@ def _entry(raw: DictConfig) -> None:
         logging.getLogger("alphazero.train").error("%s", err)
         sys.exit(2)
     except ProcessKeepsDying as err:
-        # A worker or the inference server that dies on every start: its last error, once.
-        logging.getLogger("alphazero.train").error("%s", err)
-        sys.exit(3)
+        # A worker or the inference server in a crash loop: who, how often, its last error, once.
+        logging.getLogger("alphazero.train").error("%s (exit status %d)", err, EXIT_PROCESS_KEEPS_DYING)
+        sys.exit(EXIT_PROCESS_KEEPS_DYING)
     except (RunDirectoryError, ValueError) as err:
         wait.stop()  # a refusal is one line: the wait's line off the terminal first
         _refuse(err)

@@ -28,6 +28,7 @@ class _Pool:
 
     RETRY_SECONDS = RayWorkerPool.RETRY_SECONDS
     START_GRACE_SECONDS = RayWorkerPool.START_GRACE_SECONDS
+    _server_budget = RayWorkerPool._server_budget
 
     def __init__(self, state: str):
         self.ray = SimpleNamespace(exceptions=SimpleNamespace(ActorUnavailableError=ActorUnavailableError, RayActorError=RayActorError,
@@ -36,7 +37,7 @@ class _Pool:
                                "retry_at": float("inf")}}
         self._server_calls = {}
         self._server_budgets = {}
-        self.selfplay_cfg = SelfPlayConfig(max_restarts=2, restart_window_seconds=600)
+        self.selfplay_cfg = SelfPlayConfig(max_restarts=2)
         self.restarts = 0
         self.started = []
 
@@ -58,7 +59,7 @@ def test_retries_failing_while_ray_restarts_a_killed_server_are_one_death():
     assert pool._servers["n"]["state"] == DOWN and pool.restarts == 1
     for _ in range(10):  # a retry a second while Ray restarts it
         pool.fail_a_call(ActorUnavailableError("the actor is restarting"))
-    assert len(pool._server_budgets["n"].deaths) == 1 and not pool.started
+    assert pool._server_budgets["n"].deaths == 1 and not pool.started
 
 
 def test_a_server_that_never_comes_back_stops_the_run_one_death_per_grace_period(monkeypatch):
@@ -66,7 +67,6 @@ def test_a_server_that_never_comes_back_stops_the_run_one_death_per_grace_period
     monkeypatch.setattr("alphazero.selfplay.ray_backend.time.monotonic", lambda: clock[0])
     pool = _Pool(UP)
     pool.fail_a_call(RayActorError("killed"))
-    pool._server_budgets["n"].clock = lambda: clock[0]
     with pytest.raises(ProcessKeepsDying, match="inference server of node 10.0.0.1 died 3 times"):
         for _ in range(10):
             clock[0] += RayWorkerPool.START_GRACE_SECONDS
