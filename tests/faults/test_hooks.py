@@ -19,8 +19,9 @@ def test_unset_or_empty_plan_means_no_faults():
 
 
 def test_plan_parses_phases_counts_and_actions():
-    plan = parse_plan("train_step:3, shard_write:1:enospc")
-    assert plan == {"train_step": Fault("train_step", 3, "kill"), "shard_write": Fault("shard_write", 1, "enospc")}
+    plan = parse_plan("train_step:3, shard_write:1:enospc,server_batch:7:raise")
+    assert plan == {"train_step": Fault("train_step", 3, "kill"), "shard_write": Fault("shard_write", 1, "enospc"),
+                    "server_batch": Fault("server_batch", 7, "raise")}
     assert parse_plan(format_plan(plan.values())) == plan
 
 
@@ -50,6 +51,25 @@ def test_enospc_fires_at_the_nth_entry_and_every_later_one(monkeypatch):
         with pytest.raises(OSError) as error:
             hooks.fault_point("checkpoint_write", "b.pt")
         assert error.value.errno == errno.ENOSPC and error.value.filename == "b.pt"
+
+
+def test_raise_fires_at_the_nth_entry_and_every_later_one_as_an_exception(monkeypatch):
+    monkeypatch.setattr(hooks, "_plan", parse_plan("server_batch:2:raise"))
+    monkeypatch.setattr(hooks, "_entries", {})
+    hooks.fault_point("server_batch")
+    hooks.fault_point("selfplay")  # other phases are not counted
+    for entry in (2, 3):
+        with pytest.raises(hooks.InjectedFault, match=rf"ALPHAZERO_FAULT=server_batch:2:raise: injected error at server_batch entry {entry}$"):
+            hooks.fault_point("server_batch")
+
+
+def test_raise_in_a_process_is_an_ordinary_uncaught_exception():
+    proc = _python("from alphazero.fault_hooks import fault_point\nfor i in range(5):\n    print(i, flush=True)\n    fault_point('selfplay')",
+                   "selfplay:2:raise")
+    assert proc.returncode == 1
+    assert proc.stdout.split() == ["0", "1"]
+    assert proc.stderr.strip().splitlines()[-1] == ("alphazero.fault_hooks.InjectedFault: ALPHAZERO_FAULT=selfplay:2:raise: "
+                                                    "injected error at selfplay entry 2")
 
 
 def _python(code, fault):
