@@ -6,7 +6,7 @@ Workers talk to it through `RemoteEvaluator`, which has the call signature of an
 so the search does not know the difference.
 
 Transport: shared memory, no pickling, no locks. `SharedChannels` is one memory-mapped file (in
-/dev/shm) holding, per worker, a request slot (packed positions int64[capacity, 3] = player,
+/dev/shm, named and swept by `channel_files`: a run-unique token, removed by its owner) holding, per worker, a request slot (packed positions int64[capacity, 3] = player,
 opponent, legal moves) and a response slot (priors float32[capacity, 65], values float32[capacity]),
 plus a header of int64 words per worker:
 
@@ -61,11 +61,11 @@ import os
 import threading
 import time
 import traceback
-import uuid
 from pathlib import Path
 
 import numpy as np
 
+from alphazero.selfplay.channel_files import ChannelFiles
 from alphazero.selfplay.slot_checksum import slot_checksum
 
 log = logging.getLogger(__name__)
@@ -83,16 +83,10 @@ SERVER_IDLE_NS, SERVER_WINDOW_NS, SERVER_IO_NS, SERVER_COMPUTE_NS, SERVER_SYNC_N
 SERVER_FIRST_BATCH_SHARDS = 10
 SERVER_WORDS = 16
 _ALIGN = 64
-PREFIX = "alphazero-channels-"
 
 
 def _aligned(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
-
-
-def _shared_directory() -> Path:
-    shm = Path("/dev/shm")
-    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(os.environ.get("TMPDIR", "/tmp"))
 
 
 class SharedChannels:
@@ -109,6 +103,7 @@ class SharedChannels:
 
     def __init__(self, path: str, workers: int, capacity: int, create: bool = False):
         self.path, self.workers, self.capacity = str(path), int(workers), int(capacity)
+        self._files: ChannelFiles | None = None  # its owner's files, when these channels made them (create)
         w, c = self.workers, self.capacity
         layout = [
             ("header", np.int64, (w, HEADER_WORDS)),
@@ -129,19 +124,23 @@ class SharedChannels:
             offset += _aligned(nbytes)
 
     @classmethod
-    def create(cls, workers: int, capacity: int) -> "SharedChannels":
-        _remove_orphaned_files()
-        path = _shared_directory() / f"{PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        return cls(str(path), workers, capacity, create=True)
+    def create(cls, workers: int, capacity: int, files: ChannelFiles | None = None) -> "SharedChannels":
+        """New channels in `files` (the owner's, which removes them), or in files of their own
+        (removed by `unlink`)."""
+        own = files is None
+        files = ChannelFiles(what="inference server channels") if own else files
+        channels = cls(files.path("slots"), workers, capacity, create=True)
+        channels._files = files if own else None
+        return channels
 
     def __reduce__(self):
         return (SharedChannels, (self.path, self.workers, self.capacity))
 
     def unlink(self) -> None:
-        try:
-            os.unlink(self.path)
-        except FileNotFoundError:
-            pass
+        """Remove the file (with the rest of its owner's files, when these channels own them)."""
+        Path(self.path).unlink(missing_ok=True)
+        if self._files is not None:
+            self._files.remove()
 
 
 # server_stats' keys read from a word, each with its scale (1 for counts, 1e-9 for nanoseconds).
@@ -165,18 +164,6 @@ def server_stats(channels: SharedChannels) -> dict:
     stats = {key: int(server[word]) if scale == 1 else float(server[word]) * scale for key, (word, scale) in _WORDS.items()}
     stats["busy_seconds"] = stats["io_seconds"] + stats["compute_seconds"]
     return stats
-
-
-def _remove_orphaned_files() -> None:
-    """Channel files whose creating process is gone (a training process killed with SIGKILL)."""
-    for path in _shared_directory().glob(PREFIX + "*"):
-        try:
-            pid = int(path.name[len(PREFIX) :].split("-")[0])
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            path.unlink(missing_ok=True)
-        except (ValueError, PermissionError, OSError):
-            continue
 
 
 class RemoteEvaluator:
@@ -492,7 +479,8 @@ def server_main(run_dir: str, device: str, max_batch: int, wait_ms: float, chann
 
 
 def error_file(channels: SharedChannels) -> str:
-    """Where a dying server leaves its traceback (beside its channels, removed with them)."""
+    """Where a dying server leaves its traceback (beside its channels, under their owner's token:
+    removed with them)."""
     return channels.path + "-error"
 
 
@@ -509,13 +497,13 @@ class InferenceServer:
     WATCHDOG_SECONDS = 0.2
 
     def __init__(self, ctx, run_dir: str, workers: int, device: str, max_batch: int, wait_ms: float, threads: int = 1, pipeline: bool = False,
-                 capacity: int = 1024, budget=None, precision: str = "auto"):
+                 capacity: int = 1024, budget=None, precision: str = "auto", files: ChannelFiles | None = None):
         self.ctx = ctx
         self.args = (run_dir, device, max_batch, wait_ms)
         self.pipeline = pipeline
         self.precision = precision
         self.threads = threads
-        self.channels = SharedChannels.create(workers, capacity)
+        self.channels = SharedChannels.create(workers, capacity, files)  # files: the pool's (None: its own)
         self.process = None
         self.restarts = 0
         # restarts.RestartBudget, or None: restart whatever happens (a bench's server).

@@ -4,8 +4,9 @@
 collects their reports (`reports`), and restarts any that die: in `poll`, and from a watchdog
 thread every WATCHDOG_SECONDS when the training loop is busy elsewhere. The rest of a dead
 worker's task goes to its replacement: shards it already wrote are complete, its games in flight
-are lost. A worker (or the inference server) that keeps dying before doing any work spends its
-restart budget (`restarts.RestartBudget`) and stops the run with its last error.
+are lost. A worker (or the inference server) that keeps dying without delivering work (a shard
+written) spends its restart budget (`restarts.RestartBudget`) and stops the run with its last
+error.
 
 Every channel a worker uses is its own and is made new when it is restarted (its task queue, its
 result pipe), or takes no lock (the stop flag, the inference server's shared slots), so a worker
@@ -23,6 +24,7 @@ import numpy as np
 import torch.multiprocessing as mp
 
 from alphazero.mcts.config import MCTSConfig
+from alphazero.selfplay.channel_files import ChannelFiles
 from alphazero.selfplay.config import SelfPlayConfig
 from alphazero.selfplay.inference_server import InferenceServer
 from alphazero.selfplay.reports import DoneReport, ErrorReport, Report, ShardReport
@@ -45,13 +47,9 @@ class StopFlag:
         self._word = np.memmap(self.path, dtype=np.int64, mode="r+", shape=(1,))
 
     @classmethod
-    def create(cls) -> "StopFlag":
-        import uuid
-
-        from alphazero.selfplay.inference_server import PREFIX, _remove_orphaned_files, _shared_directory
-
-        _remove_orphaned_files()
-        return cls(str(_shared_directory() / f"{PREFIX}{os.getpid()}-stop-{uuid.uuid4().hex[:8]}"), create=True)
+    def create(cls, files: ChannelFiles) -> "StopFlag":
+        """A new flag among `files` (its owner removes it with the rest)."""
+        return cls(files.path("stop"), create=True)
 
     def __reduce__(self):
         return (StopFlag, (self.path,))
@@ -81,6 +79,9 @@ class WorkerPool:
         self.mcts_cfg = mcts_cfg
         self.seed = seed
         self.ctx = mp.get_context("spawn")
+        # This pool's files in /dev/shm (the server's slots, the stop flag): swept orphans first,
+        # removed in close, on every way out (channel_files).
+        self.files = ChannelFiles(what=f"self-play pool of {run_dir}")
         self.server = None
         self.server_handle = None
         if selfplay_cfg.inference_server:
@@ -90,10 +91,10 @@ class WorkerPool:
                 self.ctx, run_dir, selfplay_cfg.workers, selfplay_cfg.device, selfplay_cfg.server_max_batch, selfplay_cfg.server_wait_ms,
                 threads=max(1, selfplay_cfg.threads_per_worker), pipeline=selfplay_cfg.server_pipeline, precision=selfplay_cfg.precision,
                 capacity=worker_capacity(selfplay_cfg.concurrent_games, mcts_cfg.leaves_per_step),
-                budget=RestartBudget("the inference server", selfplay_cfg.max_restarts),
+                budget=RestartBudget("the inference server", selfplay_cfg.max_restarts), files=self.files,
             )
             self.server_handle = self.server.handle()
-        self.stop_event = StopFlag.create()
+        self.stop_event = StopFlag.create(self.files)
         self.processes: list = [None] * selfplay_cfg.workers
         self.task_queues: list = [None] * selfplay_cfg.workers
         self.readers: list = [None] * selfplay_cfg.workers
@@ -284,3 +285,4 @@ class WorkerPool:
             if reader is not None:
                 reader.close()
         self.stop_event.unlink()
+        self.files.remove()

@@ -53,6 +53,7 @@ import numpy as np
 
 from alphazero.mcts.config import MCTSConfig
 from alphazero.othello.record import GameRecord
+from alphazero.selfplay.channel_files import OWNER_SUFFIX, PREFIX, new_token, shared_directory, sweep_orphans
 from alphazero.selfplay.config import RayConfig, SelfPlayConfig
 from alphazero.selfplay.inference_server import STATS, server_stats
 from alphazero.selfplay.packing import pack_games, unpack_games
@@ -177,22 +178,26 @@ class NodeInferenceServer:
     """The inference server of one node (`selfplay.inference_server=true`), as a Ray actor pinned
     to that node: the local backend's server loop (`inference_server.serve`) over the same
     shared-memory slots in the node's /dev/shm, one slot per self-play actor (its index). It
-    reserves the node's GPU where it has one, and runs on the CPU elsewhere. Its channel file is
-    named by the pool, so a server that Ray restarts attaches to the same slots and answers the
-    requests its predecessor left (the actors only wait)."""
+    reserves the node's GPU where it has one, and runs on the CPU elsewhere. Its channel files'
+    token is given by the pool, so a server that Ray restarts takes over the same files
+    (`channel_files`: it holds their owner lock while it lives) and answers the requests its
+    predecessor left (the actors only wait). `close` removes them; a server killed outright leaves
+    them to the next sweep on its node (the Ray pool's close sweeps the driver's)."""
 
-    def __init__(self, name: str, slots: int, capacity: int, device: str, max_batch: int, wait_ms: float, threads: int,
+    def __init__(self, token: str, slots: int, capacity: int, device: str, max_batch: int, wait_ms: float, threads: int,
                  pipeline: bool = False, precision: str = "auto"):
         import ray
         import torch
 
         from alphazero.nn.inference import resolve_device
-        from alphazero.selfplay.inference_server import SERVER_PID, STOP, SharedChannels, _shared_directory
+        from alphazero.selfplay.channel_files import ChannelFiles
+        from alphazero.selfplay.inference_server import SERVER_PID, STOP, SharedChannels
 
         torch.set_num_threads(threads)
         self.device = resolve_device(device)
-        path = _shared_directory() / name
-        self.channels = SharedChannels(str(path), slots, capacity, create=not path.exists())
+        self.files = ChannelFiles(token, what="Ray node inference server")
+        path = self.files.path("slots")
+        self.channels = SharedChannels(path, slots, capacity, create=not os.path.exists(path))
         self.channels.server[STOP] = 0
         self.channels.server[SERVER_PID] = os.getpid()
         self.max_batch, self.wait_ms, self.threads, self.pipeline, self.precision = max_batch, wait_ms, threads, pipeline, precision
@@ -232,7 +237,7 @@ class NodeInferenceServer:
         self.channels.server[STOP] = 1
         if self.thread is not None:
             self.thread.join(5)
-        self.channels.unlink()
+        self.files.remove()
         self.closed.set()
 
 
@@ -417,7 +422,7 @@ class RayWorkerPool:
         self._server_budgets: dict[str, RestartBudget] = {}
         self._node_of: dict[int, str] = {}  # actor -> its node id
         self._server_class = ray.remote(NodeInferenceServer) if selfplay_cfg.inference_server else None
-        self._channels_name = f"alphazero-channels-ray-{os.getpid()}-{int(time.time() * 1e6) % 10**12}"
+        self._channels_token = new_token()  # its node servers' files: this token and the node's id (channel_files)
         if selfplay_cfg.device != "cpu" and not selfplay_cfg.inference_server:
             log.warning("selfplay.device=%s: with the Ray backend a node's GPU is used through its inference server "
                         "(selfplay.inference_server=true); the actors evaluate on their CPUs", selfplay_cfg.device)
@@ -522,6 +527,7 @@ class RayWorkerPool:
                     except Exception:  # noqa: BLE001 - already gone
                         pass
             self._actors = [None] * self.workers
+            self._remove_local_server_files()
         if self.cluster["started"] and self.ray.is_initialized():
             self.ray.shutdown()
 
@@ -715,7 +721,7 @@ class RayWorkerPool:
         actor = self._server_class.options(
             num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=-1, max_task_retries=0, max_concurrency=4,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-        ).remote(f"{self._channels_name}-{node_id[:12]}", self.workers, worker_capacity(cfg.concurrent_games, self.mcts_cfg.leaves_per_step),
+        ).remote(self._node_token(node_id), self.workers, worker_capacity(cfg.concurrent_games, self.mcts_cfg.leaves_per_step),
                  "cuda" if gpu else "cpu", cfg.server_max_batch, cfg.server_wait_ms,  # Ray makes its GPU the only one it sees
                  max(1, cfg.threads_per_worker), cfg.server_pipeline, cfg.precision)
         previous = self._servers.get(node_id, {})
@@ -724,6 +730,25 @@ class RayWorkerPool:
         log.info("starting the inference server of node %s (%s)", self._node_label(ip, node_id), "GPU" if gpu else "CPU")
         self._send_network(node_id)
         self._watch_server(node_id)
+
+    def _node_token(self, node_id: str) -> str:
+        """The token of node `node_id`'s server files: unique per pool and node, letters and digits."""
+        return self._channels_token + "".join(c for c in node_id if c.isalnum())[:12]
+
+    def _remove_local_server_files(self, seconds: float = 5.0) -> None:
+        """The files of this pool's servers on this machine, once the killed servers are gone (their
+        locks free): a server killed before its close ran leaves them (other nodes' files go with
+        their next sweep)."""
+        directory = shared_directory()
+        owners = [directory / f"{PREFIX}{self._node_token(node_id)}{OWNER_SUFFIX}" for node_id in self._servers]
+        deadline = time.monotonic() + seconds
+        while any(owner.exists() for owner in owners):
+            sweep_orphans(directory)
+            if time.monotonic() > deadline:
+                log.warning("channel files of a Ray inference server still held after %.0f s: %s", seconds,
+                            ", ".join(str(o) for o in owners if o.exists()))
+                return
+            time.sleep(0.1)
 
     def _retry_servers(self) -> None:
         """Send the network again to each server that failed (and watch it again), once its retry

@@ -304,7 +304,7 @@ def test_pool_on_local_ray_evaluates_through_the_nodes_inference_server_which_su
 
     from alphazero.nn.checkpoint import build_network
     from alphazero.replay.shard import read_records
-    from alphazero.selfplay.inference_server import _shared_directory
+    from alphazero.selfplay.channel_files import PREFIX, shared_directory
     from alphazero.selfplay.ray_backend import RayWorkerPool
 
     temp = tempfile.mkdtemp(prefix="azr-", dir="/tmp")
@@ -322,8 +322,8 @@ def test_pool_on_local_ray_evaluates_through_the_nodes_inference_server_which_su
             assert time.monotonic() < deadline, "no inference server came up"
             pool.poll(timeout=0.5)
         (server,) = pool._servers.values()
-        channels = glob.glob(str(_shared_directory() / f"{pool._channels_name}-*"))
-        assert len(channels) == 1
+        channels = glob.glob(str(shared_directory() / f"{PREFIX}{pool._channels_token}*"))
+        assert sorted(path.rsplit("-", 1)[-1].rsplit(".", 1)[-1] for path in channels) == ["owner", "slots"]  # owner file, slots
         before = pool.server_stats()
         for worker in range(2):
             pool.assign(worker, 4)
@@ -356,7 +356,7 @@ def test_pool_on_local_ray_evaluates_through_the_nodes_inference_server_which_su
     finally:
         pool.close()
         shutil.rmtree(temp, ignore_errors=True)
-    assert channels and not any(os.path.exists(path) for path in channels)  # the server removed its file
+    assert channels and not any(os.path.exists(path) for path in channels)  # the server's files removed, its owner file too
 
 
 # ----------------------------------------------------------------------------------------------
