@@ -7,6 +7,11 @@ Examples:
     python -m alphazero.train -m mcts.simulations=50,100       # a sweep, one run directory per job
     torchrun --nproc_per_node=4 -m alphazero.train experiment=gpu  # train on 4 GPUs (see train/distributed.py)
 
+Files: everything under `run.dir` (alphazero.train.run_dir lists it), and while self-play runs
+its pool's files in /dev/shm (alphazero.selfplay.channel_files: `alphazero-channels-<token>*`),
+removed when the run ends, however it ends short of SIGKILL (then the next run's sweep removes
+them).
+
 Exit status: 0 the run ended; 2 a start refused (one line on stderr) or a full disk; 3 a self-play
 worker or the inference server died `selfplay.max_restarts + 1` times without delivering work in
 between (a crash loop: the log's last line names it, the count and its last error); 130 a second
