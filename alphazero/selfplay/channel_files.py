@@ -69,12 +69,14 @@ class ChannelFiles:
 
     def __init__(self, token: str | None = None, what: str = ""):
         self.directory = shared_directory()
-        sweep_orphans(self.directory)
         self.token = token or new_token()
         if not self.token.isalnum():
             raise ValueError(f"channel files: token {self.token!r} must be letters and digits only")
         self.owner_path = self.directory / f"{PREFIX}{self.token}{OWNER_SUFFIX}"
+        # Our lock first, then the sweep: a Ray server taking over a dead predecessor's files
+        # must not sweep them away itself (its own lock makes the sweep pass them by).
         fd = _lock_owner_file(self.owner_path)
+        sweep_orphans(self.directory)
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "what": what, "since": time.time()}).encode() + b"\n")
         self._remove = weakref.finalize(self, _remove_files, self.directory, self.token, fd)

@@ -124,3 +124,22 @@ def test_a_pool_whose_worker_and_server_were_killed_leaves_no_file_after_close(t
     finally:
         pool.close()
     assert _files_of(token) == set()
+
+
+def test_a_replacement_owner_takes_over_a_dead_owners_files_instead_of_sweeping_them():
+    # A Ray node's server that Ray restarts passes its predecessor's token: the actors still map
+    # its slots, so the replacement must keep them (and their requests), not sweep them.
+    token = "0123abcd" * 4
+    first = ChannelFiles(token, what="server")
+    channels = SharedChannels.create(workers=1, capacity=4, files=first)
+    channels.header[0, 0] = 7  # a request the predecessor left
+    _, _, (_, _, fd), _ = first._remove.detach()
+    os.close(fd)  # the predecessor dies: its lock goes, its files stay
+    second = ChannelFiles(token, what="its replacement")
+    try:
+        assert _files_of(token) == {f"{PREFIX}{token}{OWNER_SUFFIX}", f"{PREFIX}{token}-slots"}
+        assert SharedChannels(second.path("slots"), 1, 4).header[0, 0] == 7
+        assert token not in sweep_orphans()
+    finally:
+        second.remove()
+    assert _files_of(token) == set()
