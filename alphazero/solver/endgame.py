@@ -261,7 +261,12 @@ P_STABILITY = 6  # stability cut-offs at nodes with at least this many empties
 P_ROOT_WINDOW = 7  # 1: the root's exact score by null windows stepped from a first guess (MTD(f))
 P_NODE_LIMIT = 8  # the search gives up once nodes[0] exceeds this (NO_NODE_LIMIT: never); see `aborted`
 P_ORDER_PATTERNS = 9  # nodes with at least this many empties order by the pattern evaluation, not mobility
-N_PARAMS = 10
+P_WIPEOUT_NODES = 10  # > 0: an exact solve first tries the wipe-out windows, each given up after this many nodes
+N_PARAMS = 11
+# The pattern evaluation (in discs, side to move's view) from which a side is probed for a wipe-out:
+# FForum #20-#38 evaluate within +-14 discs, FForum #39 (+64) at +55, the generated wipe-outs of
+# experiments/endgame-solver-67 at +45 to +55.
+WIPEOUT_EVAL = 32
 NEVER = 99  # an empties threshold no position reaches: the technique is off
 NO_NODE_LIMIT = np.int64(1) << np.int64(62)
 
@@ -881,6 +886,49 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
 
 
 @njit(cache=True)
+def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, params, weights, nodes):
+    """(score, move, settled): before a full-window solve, the null windows that prove a wipe-out.
+
+    A position whose answer is +-64 costs a search from any other window dearly: MTD(f) from 0
+    climbs to 64 pass after pass, and a principal-variation search's full window proves every
+    move's bound, while the window (63, 65) only asks "can the side to move take every disc?",
+    whose proof tree is small (one move at the attacker's nodes; the victim's nodes fail at once
+    where the victim owns a stable disc, by the stability cut-off). A side with a stable disc
+    cannot be wiped out, so a side is probed only when it has none and the pattern evaluation
+    gives the other side WIPEOUT_EVAL discs or more (a failed probe costs nodes, and nothing short
+    of a crushing lead ends in a wipe-out); each probe gives up after P_WIPEOUT_NODES nodes (the
+    table stays true, and what it proved serves the search after).
+    settled: the score is exact (a wipe-out either way), or the caller's node limit was passed
+    (`aborted`: the score means nothing)."""
+    outer_limit = params[P_NODE_LIMIT]
+    value = pattern_eval(player, opponent, weights) // 16
+    for side in range(2):
+        if side == 0:
+            if value < WIPEOUT_EVAL or stable_count(opponent, player) > 0:
+                continue
+            alpha, beta = np.int64(MAX_SCORE - 1), np.int64(INFINITY)
+        else:
+            if value > -WIPEOUT_EVAL or stable_count(player, opponent) > 0:
+                continue
+            alpha, beta = np.int64(-INFINITY), np.int64(-MAX_SCORE + 1)
+        limit = nodes[0] + params[P_WIPEOUT_NODES]
+        if limit < outer_limit:
+            params[P_NODE_LIMIT] = limit
+        score, move = _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights,
+                                   nodes)
+        params[P_NODE_LIMIT] = outer_limit
+        if aborted(params, nodes):
+            return np.int64(0), np.int64(-1), True
+        if nodes[0] > limit:  # the probe gave up: leave the question to the search
+            continue
+        if side == 0 and score >= MAX_SCORE:
+            return score, move, True
+        if side == 1 and score <= -MAX_SCORE:
+            return score, move, True
+    return np.int64(0), np.int64(-1), False
+
+
+@njit(cache=True)
 def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes):
     """(score, best move) of a position for the window (alpha, beta).
 
@@ -892,9 +940,16 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
     (MTD(f)), starting at g = 0: scores are even, so each search either proves g exact or returns
     a bound past it, which becomes the next g; the table keeps what each pass learnt.
 
+    With P_WIPEOUT_NODES a full window first tries to prove a wipe-out (`_wipeout_probe`).
+
     With a node limit (P_NODE_LIMIT) the search may give up: then `aborted(params, nodes)` holds on
     return and the score and move mean nothing (the table is still true).
     """
+    if params[P_WIPEOUT_NODES] > 0 and alpha < -MAX_SCORE + 2 and beta > MAX_SCORE - 2:
+        score, move, settled = _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, params, weights,
+                                              nodes)
+        if settled:
+            return score, move
     if params[P_ROOT_WINDOW] == 0 or alpha > -MAX_SCORE or beta < MAX_SCORE:
         return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes)
     guess = np.int64(0)

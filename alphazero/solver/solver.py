@@ -60,6 +60,9 @@ class SearchOptions:
       the table already bounds at or above beta settles it.
     stability_empties: stability cut-offs: the opponent's stable discs bound the score from above,
       which settles a node whose window lies above that bound.
+    wipeout_probe_nodes: an exact solve first asks, with the null window at the edge, whether the
+      side to move wipes the other out (or is wiped out), for a side without stable discs, giving
+      each question up after this many nodes (0 = off): a +-64 answer then costs a small proof.
     root_mtd: an exact solve searches the root with null windows around a guess moved to each
       bound found (MTD(f) from 0) instead of one full-window principal-variation search.
     """
@@ -73,6 +76,7 @@ class SearchOptions:
     stability_empties: int = 5
     root_mtd: bool = True
     order_pattern_empties: int = 14
+    wipeout_probe_nodes: int = 20_000_000
 
     # the switches by name for `parse`: field and its value when on (off: the `off()` value)
     SWITCHES = {
@@ -83,6 +87,7 @@ class SearchOptions:
         "stability": ("stability_empties", 5),
         "mtd": ("root_mtd", True),
         "patterns": ("order_pattern_empties", 14),
+        "wipeout": ("wipeout_probe_nodes", 20_000_000),
     }
 
     def __post_init__(self):
@@ -95,6 +100,8 @@ class SearchOptions:
         for name in ("order_search_empties", "etc_empties", "stability_empties", "order_pattern_empties"):
             value = getattr(self, name)
             check(isinstance(value, int) and 0 <= value <= 60, name, "an integer in 0..60 (0 = off)")
+        check(isinstance(self.wipeout_probe_nodes, int) and self.wipeout_probe_nodes >= 0, "wipeout_probe_nodes",
+              "an integer >= 0 (0 = off)")
         check(isinstance(self.order_search_depth, int) and 0 <= self.order_search_depth <= 2, "order_search_depth",
               "0, 1 or 2")
 
@@ -103,7 +110,7 @@ class SearchOptions:
         """Every technique off: the search as it was before issue 36, node for node."""
         return cls(shallow_empties=endgame.SHALLOW_EMPTIES, fast_last_moves=False, weighted_sort=False,
                    order_search_empties=0, etc_empties=0, stability_empties=0, root_mtd=False,
-                   order_pattern_empties=0)
+                   order_pattern_empties=0, wipeout_probe_nodes=0)
 
     @classmethod
     def parse(cls, text: str) -> "SearchOptions":
@@ -145,11 +152,14 @@ class SearchOptions:
         params[endgame.P_STABILITY] = self.stability_empties or endgame.NEVER
         params[endgame.P_ROOT_WINDOW] = int(self.root_mtd)
         params[endgame.P_ORDER_PATTERNS] = self.order_pattern_empties or endgame.NEVER
+        params[endgame.P_WIPEOUT_NODES] = self.wipeout_probe_nodes
         return params
 
     def weights(self) -> np.ndarray:
-        """The pattern weights the kernels read: the shipped ones when the ordering uses them."""
-        return patterns.shipped_weights() if self.order_pattern_empties else patterns.zero_weights()
+        """The pattern weights the kernels read: the shipped ones when the ordering or the wipe-out
+        probe uses them."""
+        used = self.order_pattern_empties or self.wipeout_probe_nodes
+        return patterns.shipped_weights() if used else patterns.zero_weights()
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,13 @@ OPTION_SETS = {
     "stability_deep": dataclasses.replace(OFF, stability_empties=4, shallow_empties=4),
     "stability_shallow": dataclasses.replace(OFF, stability_empties=4, fast_last_moves=True, shallow_empties=9),
     "mtd": dataclasses.replace(OFF, root_mtd=True, shallow_empties=4),
+    "wipeout": dataclasses.replace(OFF, wipeout_probe_nodes=20_000_000, shallow_empties=4),
+    "wipeout_limited": dataclasses.replace(OFF, wipeout_probe_nodes=3, root_mtd=True, shallow_empties=4),
     "patterns_1": dataclasses.replace(OFF, order_search_empties=5, order_pattern_empties=5, shallow_empties=4),
     "patterns_2": dataclasses.replace(OFF, order_search_empties=5, order_search_depth=2, order_pattern_empties=6,
                                       weighted_sort=True, shallow_empties=4),
     "all": SearchOptions(shallow_empties=4, order_search_empties=6, etc_empties=6, stability_empties=5,
-                         order_pattern_empties=6),
+                         order_pattern_empties=6, wipeout_probe_nodes=20_000_000),
     "default": SearchOptions(),
 }
 SET_NAMES = list(OPTION_SETS)
@@ -155,7 +157,7 @@ def test_every_switch_changes_the_search():
     near = [_near_wipeout(p, o, 2) for p, o in positions]
     base = total_nodes(OFF)
     for name in SET_NAMES[1:]:
-        if name.startswith("stability"):
+        if name.startswith(("stability", "wipeout")):
             solver_off = Solver(table_bits=12, options=OFF)
             solver_on = Solver(table_bits=12, options=OPTION_SETS[name])
             changed = any(solver_off.solve(*pos, wld=False).nodes != solver_on.solve(*pos).nodes for pos in near)

@@ -1,0 +1,60 @@
+"""The solver's thresholds side by side on FForum positions (issue 67): nodes (exact, load-free)
+and CPU seconds of each variant of `SearchOptions()`, the variants taking turns position by
+position as `bench endgame --options` does. Variants are `field=value[;field=value]` texts.
+
+    PYTHONPATH=. taskset -c 1 python experiments/endgame-solver-67/param_sweep.py \
+        --obf ../shared/data/ffo/fforum-20-39.obf "" "shallow_empties=6" "order_search_depth=2"
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import time
+
+from alphazero.solver.obf import check_result, read_obf
+from alphazero.solver.solver import SearchOptions, Solver
+
+
+def options_of(text):
+    fields = {}
+    for part in filter(None, text.split(";")):
+        name, value = part.split("=")
+        fields[name.strip()] = type(getattr(SearchOptions(), name.strip()))(int(value))
+    return dataclasses.replace(SearchOptions(), **fields)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--obf", nargs="+", required=True)
+    parser.add_argument("--table-bits", type=int, default=22)
+    parser.add_argument("variants", nargs="+")
+    args = parser.parse_args()
+    load = os.getloadavg()[0]
+    solvers = {v: Solver(args.table_bits, options_of(v)) for v in args.variants}
+    for solver in solvers.values():
+        solver.warm_up()
+    totals = {v: {"nodes": 0, "cpu_seconds": 0.0, "exact": True} for v in args.variants}
+    turn = 0
+    for path in args.obf:
+        for position in read_obf(path):
+            order = args.variants[turn % len(args.variants):] + args.variants[:turn % len(args.variants)]
+            turn += 1
+            for v in order:
+                cpu = time.process_time()
+                s = solvers[v].solve(position.state.player, position.state.opponent)
+                totals[v]["cpu_seconds"] += time.process_time() - cpu
+                totals[v]["nodes"] += s.nodes
+                totals[v]["exact"] &= check_result(position, s.best_move, s.score, False) is None
+    base = totals[args.variants[0]]
+    for v in args.variants:
+        t = totals[v]
+        t["cpu_seconds"] = round(t["cpu_seconds"], 3)
+        t["nodes_vs_first"] = round(t["nodes"] / base["nodes"], 3)
+        t["cpu_vs_first"] = round(t["cpu_seconds"] / base["cpu_seconds"], 3)
+        print(json.dumps({"variant": v or "default", **t}))
+    print(json.dumps({"load_average_1min": [round(load, 2), round(os.getloadavg()[0], 2)]}))
+
+
+if __name__ == "__main__":
+    main()
