@@ -3,7 +3,7 @@ and CPU seconds of each variant of `SearchOptions()`, the variants taking turns 
 position as `bench endgame --options` does. Variants are `field=value[;field=value]` texts.
 
     PYTHONPATH=. taskset -c 1 python experiments/endgame-solver-67/param_sweep.py \
-        --obf ../shared/data/ffo/fforum-20-39.obf "" "shallow_empties=6" "order_search_depth=2"
+        "" "shallow_empties=6" "order_search_depth=2" --obf ../shared/data/ffo/fforum-20-39.obf
 """
 
 import argparse

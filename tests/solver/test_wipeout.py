@@ -21,6 +21,7 @@ WIPEOUTS = [
     ("O-OOOO--XOXXOX--XOOOXXX-XOOOXX--XOOXOX--XOXXX---X-XX------------ O", 64),  # FForum #39, 26 empties
     ("---O------OO-------O-O---OOOOOO-XO-OOO-O-OOOOXOO-OOOOOOO---XXX-- X", 64),  # 30 empties
     ("---O-------O------OOO---O-OOO---OOOOOOXXO-O-OOX----OOOOO---XXXXX X", 64),  # 32 empties
+    ("-OOOOOO--OOOOO---XXXO---OOOOOO---OOOO-O---OOOO------------------ X", 64),  # 34 empties
 ]
 # Each solve within this many nodes: under a second on one core at the solver's 15-20 M nodes/s.
 NODE_BUDGET = 5_000_000
