@@ -3,8 +3,9 @@
 Without the probe a full-window solve of a wipe-out climbs to 64 by MTD(f) passes, each a null
 window whose proof is harder the nearer it gets (FForum #39, 26 empties: 5.2 M nodes; a 34-empty
 wipe-out of the issue: 782 M). The positions below come from
-experiments/endgame-solver-67/wipeout_positions.py (games where one side is crushed); each answer
-was checked by the solver without the probe (experiments/endgame-solver-67/README.md).
+experiments/endgame-solver-67/wipeout_positions.py (games where one side is crushed) and
+wthor_wipeouts.py (WTHOR games that ended 64-0); each answer was checked by the solver without
+the probe (experiments/endgame-solver-67/README.md).
 """
 
 import dataclasses
@@ -22,6 +23,8 @@ WIPEOUTS = [
     ("---O------OO-------O-O---OOOOOO-XO-OOO-O-OOOOXOO-OOOOOOO---XXX-- X", 64),  # 30 empties
     ("---O-------O------OOO---O-OOO---OOOOOOXXO-O-OOX----OOOOO---XXXXX X", 64),  # 32 empties
     ("-OOOOOO--OOOOO---XXXO---OOOOOO---OOOO-O---OOOO------------------ X", 64),  # 34 empties
+    # WTHOR 1990, game 2136 (ended 64-0), 34 empties: 2.6 M nodes with the probe, 3.3 M without
+    ("-------------X------XXOO--XXXXOO---XXOOO---XXOXO--XXXOXO----OOO- O", 64),
 ]
 # Each solve within this many nodes: under a second on one core at the solver's 15-20 M nodes/s.
 NODE_BUDGET = 5_000_000
