@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from alphazero.othello import bitboard as bb
@@ -115,6 +115,7 @@ WINDOWS = [(-65, 65), (-64, 64), (63, 65), (64, 65), (62, 64), (-65, -63), (-65,
 @settings(SETTINGS, max_examples=150)
 @given(seed=seeds, n_empty=st.integers(min_value=4, max_value=10), survivors=st.integers(1, 4),
        window=st.sampled_from(WINDOWS), flip=st.booleans())
+@example(seed=7717869, n_empty=10, survivors=3, window=(-64, 64), flip=False)  # a game over at 51 empties
 def test_fail_soft_windows_at_the_wipeout_edge(seed, n_empty, survivors, window, flip):
     """Every window, those touching +-64 included, keeps the fail-soft contract: exact inside the
     window, a true bound outside it. (A window above +64 is decided without search: nothing beats a
@@ -122,6 +123,10 @@ def test_fail_soft_windows_at_the_wipeout_edge(seed, n_empty, survivors, window,
     from alphazero.solver import endgame, table
 
     player, opponent = _near_wipeout(seed, n_empty, survivors)
+    # A random game that ended early (no moves for either side, many squares empty) becomes a
+    # live position once its discs are recoloured: with 51 empties the full-width reference never
+    # returns (seed 7717869 hung the suite), so only true endgames are tried.
+    assume(64 - bin(player | opponent).count("1") <= n_empty)
     if flip:
         player, opponent = opponent, player
     exact = minimax(player, opponent)
