@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from alphazero.data.game_text import GameTextError, parse_game_text
-from alphazero.data.ggf import GgfError, format_ggf, parse_ggf
+from alphazero.data.ggf import format_ggf
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import BLACK, GameState
 from alphazero.othello.notation import (
@@ -25,8 +25,7 @@ from alphazero.othello.notation import (
 from alphazero.othello.record import GameRecord
 from alphazero.play.session import game_record, transcript_text
 
-MAX_TEXT_CHARS = 200_000
-BOARD_CHARS = "-.XxO*o"  # board text squares (alphazero.othello.notation)  # a pasted GGF file of a few hundred games; more is refused unread
+MAX_TEXT_CHARS = 200_000  # a pasted GGF file of a few hundred games; more is refused unread
 
 
 class InputError(ValueError):
@@ -108,30 +107,11 @@ def play_move(game: Game, token: str) -> Game:
 
 
 def game_from_text(text: str, number: int = 1) -> Game:
-    """A pasted game: GGF (game `number` of the text), a transcript, or board text (64 squares and
-    the side to move) optionally followed by a transcript on the next line (the transcript files
-    that play and this page save)."""
-    text = str(text or "")
-    if len(text) > MAX_TEXT_CHARS:
-        raise InputError(f"pasted text is {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}")
-    stripped = text.strip()
-    if not stripped:
-        raise InputError("nothing to load: paste a transcript (f5d6c3...), a board (64 squares and X/O) or a GGF game")
-    if stripped.startswith("(;"):
-        try:
-            records = parse_ggf(stripped, source="pasted GGF")
-        except GgfError as err:
-            raise InputError(str(err)) from None
-        if not 1 <= number <= len(records):
-            raise InputError(f"pasted GGF holds {len(records)} game(s); there is no game {number}")
-        record = records[number - 1]
-        return Game(record.start, [int(a) for a in record.actions]).with_forced_passes()
-    compact = "".join(stripped.split())
-    squares = len(compact) - len(compact.lstrip(BOARD_CHARS))  # no transcript starts with a board character
-    if squares:
-        start = parse_start(compact[:65])
-        return game_from_request(format_board_text(start), compact[65:])
-    return game_from_request(None, compact)
+    """A pasted game to load on the board: read as the review (and the review command) reads it
+    (`record_from_text`: GGF game `number`, a transcript, or board text then a transcript, the
+    files play and this page save), so both tabs accept the same texts with the same messages."""
+    record = record_from_text(text, number)
+    return Game(record.start, [int(action) for action in record.actions]).with_forced_passes()
 
 
 def record_from_text(text, number: int = 1) -> GameRecord:

@@ -88,7 +88,7 @@ def test_bad_input_gets_one_clear_message_a_log_line_and_changes_nothing(client,
         ("/api/load", {"text": "f5d6c"}, "dangling character"),
         ("/api/load", {"text": "(;GM[Othello]B[f5]"}, "never closed"),
         ("/api/load", {"text": "X" * 64}, "side to move"),
-        ("/api/load", {"text": ""}, "nothing to load"),
+        ("/api/load", {"text": ""}, "no game in it"),  # the review's reader, as the Review tab says it
         ("/api/move", {"moves": ["f5"], "move": "a1"}, "illegal move a1: legal moves are"),
         ("/api/move", {"moves": ["f5"], "move": "z9"}, "bad square"),
         ("/api/position", {"moves": ["f5", "xx"]}, "bad square"),
