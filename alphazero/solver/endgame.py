@@ -262,7 +262,8 @@ P_ROOT_WINDOW = 7  # 1: the root's exact score by null windows stepped from a fi
 P_NODE_LIMIT = 8  # the search gives up once nodes[0] exceeds this (NO_NODE_LIMIT: never); see `aborted`
 P_ORDER_PATTERNS = 9  # nodes with at least this many empties order by the pattern evaluation, not mobility
 P_WIPEOUT_NODES = 10  # > 0: an exact solve first tries the wipe-out windows, each given up after this many nodes
-N_PARAMS = 11
+P_ORDER_DEEP = 11  # nodes with at least this many empties order by a 2-ply search (P_ORDER_DEPTH below)
+N_PARAMS = 12
 # The pattern evaluation (in discs, side to move's view) from which a side is probed for a wipe-out:
 # FForum #20-#38 evaluate within +-14 discs, FForum #39 (+64) at +55, the generated wipe-outs of
 # experiments/endgame-solver-67 at +45 to +55.
@@ -326,6 +327,7 @@ def default_params():
     params[P_ETC] = NEVER
     params[P_STABILITY] = NEVER
     params[P_ORDER_PATTERNS] = NEVER
+    params[P_ORDER_DEEP] = NEVER
     params[P_NODE_LIMIT] = NO_NODE_LIMIT
     return params
 
@@ -700,6 +702,8 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row,
     else:
         w_parity = 0
     search_depth = params[P_ORDER_DEPTH] if n_empty >= params[P_ORDER_SEARCH] else -1
+    if n_empty >= params[P_ORDER_DEEP]:
+        search_depth = 2
     divisor = PATTERN_DIVISOR if n_empty >= params[P_ORDER_PATTERNS] else 0
     n = 0
     while moves:

@@ -37,8 +37,10 @@ OPTION_SETS = {
     "patterns_1": dataclasses.replace(OFF, order_search_empties=5, order_pattern_empties=5, shallow_empties=4),
     "patterns_2": dataclasses.replace(OFF, order_search_empties=5, order_search_depth=2, order_pattern_empties=6,
                                       weighted_sort=True, shallow_empties=4),
+    "order_deep": dataclasses.replace(OFF, weighted_sort=True, order_search_empties=5, order_deep_empties=6,
+                                      shallow_empties=4),
     "all": SearchOptions(shallow_empties=4, order_search_empties=6, etc_empties=6, stability_empties=5,
-                         order_pattern_empties=6, wipeout_probe_nodes=20_000_000),
+                         order_pattern_empties=6, wipeout_probe_nodes=20_000_000, order_deep_empties=7),
     "default": SearchOptions(),
 }
 SET_NAMES = list(OPTION_SETS)
