@@ -2,6 +2,7 @@
 
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,16 @@ def precision_cache_of_the_session(tmp_path_factory):
     patch.setenv(CACHE_ENV, str(path))
     yield path
     patch.undo()
+
+
+@pytest.fixture(autouse=True)
+def _signal_dispositions_restored():
+    """Each test leaves SIGINT and SIGTERM as it found them: code run in this process (a worker's
+    `leave_stopping_to_the_parent`, a rank's SIG_IGN, the channel files' handler) may set them, and
+    an ignored SIGTERM is inherited by every process a later test starts (a web board that
+    `terminate()` then could not stop: seen only when the whole suite ran)."""
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in saved.items():
+        if signal.getsignal(number) is not handler and handler is not None:
+            signal.signal(number, handler)
