@@ -39,3 +39,24 @@ def engines():
     engines = Engines(checkpoint, SearchSettings(threads=1))
     yield engines
     engines.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for a browser test module (tests/web/browser.py)."""
+    from tests.web.browser import chromium
+
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture()
+def page(server, browser):
+    """The page of the module's `server` (a board process: (address, log)) freshly loaded and
+    idle: (driver, the server's log)."""
+    from tests.web.browser import idle
+
+    address, log = server
+    browser.get(address)
+    idle(browser)
+    return browser, log

@@ -15,7 +15,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 from alphazero.play.choosers import default_checkpoint  # noqa: E402
-from tests.web.browser import NEEDS_CHROMIUM, board_process, chromium, idle, text  # noqa: E402
+from tests.web.browser import NEEDS_CHROMIUM, board_process, idle, text  # noqa: E402
 from tests.web.helpers import write_run_shard  # noqa: E402
 
 # Markup that runs script if it is ever parsed as HTML, and leaves an element behind either way
@@ -53,21 +53,6 @@ def server(hostile_run):
         pytest.skip("no shipped default network")
     with board_process("--simulations", "16", "--run", str(hostile_run)) as (address, log):
         yield address, log
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as driver:
-        yield driver
-
-
-@pytest.fixture()
-def page(server, browser):
-    """The page freshly loaded and idle: (driver, the server's log)."""
-    address, log = server
-    browser.get(address)
-    idle(browser)
-    return browser, log
 
 
 def nothing_ran(driver):

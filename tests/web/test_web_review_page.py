@@ -24,7 +24,7 @@ from alphazero.play.choosers import default_checkpoint  # noqa: E402
 from alphazero.review.reviewer import Marks  # noqa: E402
 from tests.conftest import REPO_ROOT  # noqa: E402
 from tests.review.test_reviewer import game_with_a_blunder  # noqa: E402
-from tests.web.browser import NEEDS_CHROMIUM, board_process, chromium, idle, text  # noqa: E402
+from tests.web.browser import NEEDS_CHROMIUM, board_process, idle, text  # noqa: E402
 
 CHART_WIDTH, CHART_PAD = 420, 24  # app.js's drawChart
 SAMPLES = REPO_ROOT / "tests" / "fixtures" / "samples.ggf"
@@ -40,20 +40,6 @@ def server(tiny_run):
         pytest.skip("no shipped default network")
     with board_process("--simulations", SIMULATIONS, "--run", str(tiny_run)) as (address, log):
         yield address, log
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as driver:
-        yield driver
-
-
-@pytest.fixture()
-def page(server, browser):
-    address, log = server
-    browser.get(address)
-    idle(browser)
-    return browser, log
 
 
 def reviewed(driver, timeout=120):
