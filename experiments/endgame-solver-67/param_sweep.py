@@ -4,6 +4,11 @@ position as `bench endgame --options` does. Variants are `field=value[;field=val
 
     PYTHONPATH=. taskset -c 1 python experiments/endgame-solver-67/param_sweep.py \
         "" "shallow_empties=6" "order_search_depth=2" --obf ../shared/data/ffo/fforum-20-39.obf
+    PYTHONPATH=. taskset -c 1 python experiments/endgame-solver-67/param_sweep.py \
+        "" "order_deeper_empties=22" --wthor ../shared/data/wthor/WTH_2018.wtb --empties 22,24 --count 10
+
+With --wthor (positions from real games, no known scores) a score is "exact" when it equals the
+first variant's.
 """
 
 import argparse
@@ -12,6 +17,7 @@ import json
 import os
 import time
 
+from alphazero.bench.endgame import wthor_positions
 from alphazero.solver.obf import check_result, read_obf
 from alphazero.solver.solver import SearchOptions, Solver
 
@@ -26,7 +32,10 @@ def options_of(text):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--obf", nargs="+", required=True)
+    parser.add_argument("--obf", nargs="+", default=[])
+    parser.add_argument("--wthor", default=None, help="a WTHOR file: solve its games' positions instead")
+    parser.add_argument("--empties", default="22", help="with --wthor: empties counts, comma-separated")
+    parser.add_argument("--count", type=int, default=10, help="with --wthor: positions per empties count")
     parser.add_argument("--table-bits", type=int, default=22)
     parser.add_argument("variants", nargs="+")
     args = parser.parse_args()
@@ -36,16 +45,24 @@ def main():
         solver.warm_up()
     totals = {v: {"nodes": 0, "cpu_seconds": 0.0, "exact": True} for v in args.variants}
     turn = 0
-    for path in args.obf:
-        for position in read_obf(path):
+    sources = [read_obf(path) for path in args.obf]
+    if args.wthor:
+        sources += [wthor_positions(args.wthor, int(n), args.count) for n in args.empties.split(",")]
+    for positions in sources:
+        for position in positions:
             order = args.variants[turn % len(args.variants):] + args.variants[:turn % len(args.variants)]
             turn += 1
+            scores = {}
             for v in order:
                 cpu = time.process_time()
                 s = solvers[v].solve(position.state.player, position.state.opponent)
                 totals[v]["cpu_seconds"] += time.process_time() - cpu
                 totals[v]["nodes"] += s.nodes
-                totals[v]["exact"] &= check_result(position, s.best_move, s.score, False) is None
+                scores[v] = s.score
+                if position.move_scores:
+                    totals[v]["exact"] &= check_result(position, s.best_move, s.score, False) is None
+            for v in args.variants:
+                totals[v]["exact"] &= scores[v] == scores[args.variants[0]]
     base = totals[args.variants[0]]
     for v in args.variants:
         t = totals[v]
