@@ -7,6 +7,8 @@ from alphazero.validation import ConfigValueError
 from alphazero.validation import require as _require
 from alphazero.validation import require_choice as _require_choice
 
+# The most empties `exact_label_empties` takes: beyond about 24 a WLD solve costs seconds.
+MAX_LABEL_EMPTIES = 30
 
 @dataclass
 class SelfPlayConfig:
@@ -47,6 +49,10 @@ class SelfPlayConfig:
     # Positions the endgame solver solved (mcts.endgame_solve_empties) get their exact result as
     # value target instead of the game's outcome.
     exact_value_targets: bool = True
+    # Positions of a finished game with at most this many empties that the search did not solve get
+    # the win/loss/draw of perfect play as value target, solved after the game (alphazero/selfplay/
+    # games.py, "Exact labels after the game"); 0 = off. Issue 68's pair 4 measures it in the cpu preset.
+    exact_label_empties: int = 0
     # Playout cap randomisation (KataGo, Wu 2019): a move gets a full search (mcts.simulations,
     # root noise, its visits become a policy target) with probability playout_cap_fraction, else a
     # small search of playout_cap_small simulations without noise that only chooses the move and
@@ -72,6 +78,10 @@ class SelfPlayConfig:
         _require(isinstance(self.playout_cap_small, int) and self.playout_cap_small >= 1, "selfplay.playout_cap_small",
                  self.playout_cap_small, "an integer >= 1 (and <= mcts.simulations)")
         _require(self.max_restarts >= 0, "selfplay.max_restarts", self.max_restarts, ">= 0")
+        _require(0 <= self.exact_label_empties <= MAX_LABEL_EMPTIES, "selfplay.exact_label_empties", self.exact_label_empties,
+                 f"in 0..{MAX_LABEL_EMPTIES} (0 = off)")
+        _require(not self.exact_label_empties or self.exact_value_targets, "selfplay.exact_label_empties", self.exact_label_empties,
+                 "0 while selfplay.exact_value_targets=false (the labels are exact value targets)")
         _require(0 <= self.random_opening_plies <= 59, "selfplay.random_opening_plies", self.random_opening_plies, "in 0..59")
 
 

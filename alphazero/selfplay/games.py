@@ -15,10 +15,19 @@ their Gumbel noise: there it is not exploration added to the priors but the move
 sequential-halving winner of Gumbel + logits + sigma(q), which replaces the temperature), and
 without it three moves in four would be the same deterministic choice in every game. Being
 self-play searches (`add_noise=True`), they also apply `mcts.reuse_root_visit_discount`.
+
+Exact labels after the game (`exact_label_empties` N > 0): when a game ends, every position of it
+with at most N empties that the search did not solve gets the win/loss/draw of perfect play as its
+value target (the endgame solver's WLD search, the search's own solver and table), in place of the
+game's outcome: the positions between the search's solving reach (`mcts.endgame_solve_empties`)
+and N are played by the network, so their outcome carries the noise of its mistakes, where the
+solver can say what they were worth. Labelling runs after the game, so it changes no move; it costs
+the worker the solves (a position is given up after LABEL_NODE_LIMIT nodes and keeps the outcome).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +36,8 @@ from alphazero.fault_hooks import fault_point
 from alphazero.mcts.search import NO_EXACT_SCORE
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves_batch, make_move_batch, is_game_over_batch
 from alphazero.othello.game import GameState
+from alphazero.selfplay.config import MAX_LABEL_EMPTIES
+from alphazero.solver.solver import Solver
 from alphazero.othello.record import GameRecord
 
 
@@ -53,6 +64,11 @@ def random_opening(rng: np.random.Generator, plies: int) -> GameState:
             return state
 
 
+# A labelling solve gives up after this many nodes (the position keeps the game's outcome): it bounds
+# the rare position that would stall a worker's 64 games for seconds.
+LABEL_NODE_LIMIT = 2_000_000
+
+
 class SelfPlayRunner:
     """Generates complete self-play games with a BatchedSearch over `search.num_games` slots.
 
@@ -63,7 +79,8 @@ class SelfPlayRunner:
     """
 
     def __init__(self, search, rng: np.random.Generator, random_opening_plies: int = 0, metadata: dict | None = None,
-                 exact_value_targets: bool = True, playout_cap_fraction: float = 1.0, playout_cap_small: int = 25):
+                 exact_value_targets: bool = True, playout_cap_fraction: float = 1.0, playout_cap_small: int = 25,
+                 exact_label_empties: int = 0):
         self.search = search
         # Record the exact result of the positions the search's endgame solver solved, as their value
         # targets (GameRecord.exact_values).
@@ -75,6 +92,15 @@ class SelfPlayRunner:
                              f"got {playout_cap_small}")
         self.playout_cap_fraction = playout_cap_fraction
         self.playout_cap_small = playout_cap_small
+        if not 0 <= exact_label_empties <= MAX_LABEL_EMPTIES:
+            raise ValueError(f"exact_label_empties must be in 0..{MAX_LABEL_EMPTIES} (0 = off), got {exact_label_empties}")
+        if exact_label_empties and not exact_value_targets:
+            raise ValueError("exact_label_empties needs exact_value_targets (the labels are exact value targets)")
+        self.exact_label_empties = exact_label_empties
+        # The search's solver when it has one (its table holds what the game's searches proved).
+        self.label_solver = (search.endgame_solver or Solver()) if exact_label_empties else None
+        self.labelled_positions = 0  # positions given an exact label after their game (a solve that gave up not counted)
+        self.label_seconds = 0.0
         self.rng = rng
         self.random_opening_plies = random_opening_plies
         self.metadata = dict(metadata or {})
@@ -255,6 +281,9 @@ class SelfPlayRunner:
     def _finish(self, slot: _Slot, final_position: np.ndarray, black_to_move: bool) -> GameRecord:
         final = GameState.from_player_opponent(int(final_position[0]), int(final_position[1]), black_to_move)
         root_values = np.array(slot.root_values, dtype=np.float32)
+        exact_values = np.array(slot.exact_values, dtype=np.float32) if self.exact_value_targets else None
+        if exact_values is not None and self.exact_label_empties:
+            self._label_exact(slot, exact_values)
         return GameRecord(
             start=slot.start,
             actions=np.array(slot.actions, dtype=np.int16),
@@ -262,6 +291,25 @@ class SelfPlayRunner:
             root_values=np.nan_to_num(root_values, nan=0.0),
             black_margin=final.black_margin(),
             metadata=dict(self.metadata),
-            exact_values=np.array(slot.exact_values, dtype=np.float32) if self.exact_value_targets else None,
+            exact_values=exact_values,
             policy_mask=None if all(slot.policy_mask) else np.array(slot.policy_mask, dtype=np.bool_),
         )
+
+    def _label_exact(self, slot: _Slot, exact_values: np.ndarray) -> None:
+        """Fill `exact_values` (the side to move's +1/0/-1, NaN where unknown) at each of the
+        game's positions with at most `exact_label_empties` empties that has none yet, from the last
+        position back (each solve leaves in the table what the earlier, deeper ones reuse)."""
+        start = time.perf_counter()
+        states = [slot.start]
+        for action in slot.actions[:-1]:
+            states.append(states[-1].play(int(action)))
+        for ply in range(len(states) - 1, -1, -1):
+            state = states[ply]
+            if state.empties() > self.exact_label_empties:
+                break  # empties only grow going back
+            if np.isnan(exact_values[ply]) and slot.actions[ply] != PASS:  # a forced pass is no training position
+                outcome = self.label_solver.outcome(state.player, state.opponent, node_limit=LABEL_NODE_LIMIT)
+                if outcome is not None:
+                    exact_values[ply] = outcome
+                    self.labelled_positions += 1
+        self.label_seconds += time.perf_counter() - start

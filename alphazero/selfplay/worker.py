@@ -147,6 +147,7 @@ class SelfPlayWorker:
                 exact_value_targets=cfg.exact_value_targets,
                 playout_cap_fraction=cfg.playout_cap_fraction,
                 playout_cap_small=cfg.playout_cap_small,
+                exact_label_empties=cfg.exact_label_empties,
             )
         else:
             if evaluator is not None:
