@@ -66,7 +66,8 @@ def random_opening(rng: np.random.Generator, plies: int) -> GameState:
 
 # A labelling solve gives up after this many nodes (the position keeps the game's outcome): it bounds
 # the rare position that would stall a worker's 64 games for seconds. On the cpu preset's games it
-# gave up on 27 of 1,200 positions at 19-20 empties, none at 17-18 (experiments/learning-68/labels).
+# gave up on 27 of 1,200 positions with 17-20 empties, on none of the 600 with 17-18
+# (experiments/learning-68/labels).
 LABEL_NODE_LIMIT = 2_000_000
 
 
