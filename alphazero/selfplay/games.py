@@ -36,9 +36,9 @@ from alphazero.fault_hooks import fault_point
 from alphazero.mcts.search import NO_EXACT_SCORE
 from alphazero.othello.bitboard import PASS, START_BLACK, START_WHITE, legal_moves_batch, make_move_batch, is_game_over_batch
 from alphazero.othello.game import GameState
+from alphazero.othello.record import GameRecord
 from alphazero.selfplay.config import MAX_LABEL_EMPTIES
 from alphazero.solver.solver import Solver
-from alphazero.othello.record import GameRecord
 
 
 @dataclass
