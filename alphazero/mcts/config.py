@@ -151,7 +151,7 @@ class MCTSConfig:
       endgame_solver_options: the endgame solver's techniques, as `SearchOptions.parse` reads them:
         "default", "off" for the solver before issue 36 (to measure what they changed), or either
         with switches (e.g. "default-patterns": the mobility ordering instead of the patterns).
-      endgame_table_bits: the endgame solver's transposition table has 2**bits entries (19 bytes
+      endgame_table_bits: the endgame solver's transposition table has 2**bits entries (24 bytes
         each), allocated once per search object.
     """
 
