@@ -263,7 +263,8 @@ P_NODE_LIMIT = 8  # the search gives up once nodes[0] exceeds this (NO_NODE_LIMI
 P_ORDER_PATTERNS = 9  # nodes with at least this many empties order by the pattern evaluation, not mobility
 P_WIPEOUT_NODES = 10  # > 0: an exact solve first tries the wipe-out windows, each given up after this many nodes
 P_ORDER_DEEP = 11  # nodes with at least this many empties order by a 2-ply search (P_ORDER_DEPTH below)
-N_PARAMS = 12
+P_ORDER_CUT = 12  # > 0: the 1-ply pattern ordering search stops at a reply that puts the move this many discs below alpha
+N_PARAMS = 13
 # The pattern evaluation (in discs, side to move's view) from which a side is probed for a wipe-out:
 # FForum #20-#38 evaluate within +-14 discs, FForum #39 (+64) at +55, the generated wipe-outs of
 # experiments/endgame-solver-67 at +45 to +55.
@@ -661,15 +662,15 @@ def _order_reply(player, opponent, beta, divisor, weights, nodes):
 
 
 @njit(cache=True)
-def _order_search(player, opponent, depth, divisor, weights, nodes):
-    """A `depth`-ply (0..2) alpha-beta value of `_order_eval`, side to move's view: for move
-    ordering only. Written without recursion: numba's cache cannot reload a recursive kernel
+def _order_search(player, opponent, depth, beta, divisor, weights, nodes):
+    """A `depth`-ply (0..2) alpha-beta value of `_order_eval`, side to move's view, fail-soft
+    against `beta` from 1 ply (1 << 20: exact): for move ordering only. Written without recursion: numba's cache cannot reload a recursive kernel
     called through a non-recursive one from the recursive search (numba issues #6061, #6713)."""
     if depth == 0:
         nodes[0] += 1
         return _order_eval(player, opponent, divisor, weights)
     if depth == 1:
-        return _order_reply(player, opponent, np.int64(1 << 20), divisor, weights, nodes)
+        return _order_reply(player, opponent, beta, divisor, weights, nodes)
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
@@ -684,13 +685,18 @@ def _order_search(player, opponent, depth, divisor, weights, nodes):
         score = -_order_reply(opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -best, divisor, weights, nodes)
         if score > best:
             best = score
+            if best >= beta:
+                break
     return best
 
 
 @njit(cache=True)
-def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row, params, weights, nodes):
+def _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, row, params, weights, nodes):
     """Fill squares[row, :n] with the moves, best first by Edax's move key (and, at nodes with
-    enough empties, a shallow search of `_order_eval` below each move); returns n."""
+    enough empties, a shallow search of `_order_eval` below each move); returns n. With
+    P_ORDER_CUT, the pattern evaluation's search below a move stops where the opponent has found
+    a reply that puts the move P_ORDER_CUT discs below `alpha` (Edax's sort window): such a move
+    is searched late whatever its exact evaluation, and its other replies are not evaluated."""
     n_empty = row
     odd = _odd_quadrants(~(player | opponent))
     if n_empty < 12:
@@ -705,6 +711,9 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row,
     if n_empty >= params[P_ORDER_DEEP]:
         search_depth = 2
     divisor = PATTERN_DIVISOR if n_empty >= params[P_ORDER_PATTERNS] else 0
+    # the opponent's ordering search below a move stops once the move is P_ORDER_CUT discs below
+    # alpha (the pattern evaluation is in discs here: pattern_eval // PATTERN_DIVISOR)
+    cut = params[P_ORDER_CUT] - alpha if divisor > 0 and params[P_ORDER_CUT] > 0 else np.int64(1 << 20)
     n = 0
     while moves:
         square = lowest_bit_index(moves)
@@ -725,7 +734,7 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, row,
             if (ONE << np.uint64(square)) & odd:
                 value += w_parity
             if search_depth >= 0:
-                value -= _order_search(theirs, mine, search_depth, divisor, weights, nodes) * (W_EVAL // 4)
+                value -= _order_search(theirs, mine, search_depth, cut, divisor, weights, nodes) * (W_EVAL // 4)
         key = -value
         j = n
         while j > 0 and keys[row, j - 1] > key:
@@ -796,7 +805,7 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         if bound >= beta:
             return bound
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, weights, nodes)
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, n_empty, params, weights, nodes)
     else:
         n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
     best = -INFINITY
@@ -848,7 +857,7 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
     if tt.matches(tt_keys, index, player, opponent):
         hash_move = np.int64(tt_values[index, tt.MOVE])
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, squares, keys, n_empty, params, weights, nodes)
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, n_empty, params, weights, nodes)
     else:
         n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
     best = -INFINITY

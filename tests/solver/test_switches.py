@@ -39,6 +39,8 @@ OPTION_SETS = {
                                       weighted_sort=True, shallow_empties=4),
     "order_deep": dataclasses.replace(OFF, weighted_sort=True, order_search_empties=5, order_deep_empties=6,
                                       shallow_empties=4),
+    "order_cut": dataclasses.replace(OFF, weighted_sort=True, order_search_empties=5, order_pattern_empties=5,
+                                     order_deep_empties=7, order_cut_discs=2, shallow_empties=4),
     "all": SearchOptions(shallow_empties=4, order_search_empties=6, etc_empties=6, stability_empties=5,
                          order_pattern_empties=6, wipeout_probe_nodes=20_000_000, order_deep_empties=7),
     "default": SearchOptions(),
@@ -168,6 +170,9 @@ def test_every_switch_changes_the_search():
         assert changed, name
     # the pattern evaluation changes the order the mobility search gave (same sets but for it)
     assert total_nodes(OPTION_SETS["patterns_1"]) != total_nodes(OPTION_SETS["order_search_1"])
+    # and the sort window changes the order the pattern search gave
+    assert total_nodes(OPTION_SETS["order_cut"]) != total_nodes(dataclasses.replace(OPTION_SETS["order_cut"],
+                                                                                   order_cut_discs=0))
 
 
 # FForum #1-#19 (tests/fixtures/fforum-1-19.obf) with a table of 2**16 entries: nodes per position
@@ -197,6 +202,7 @@ def test_options_parse_names_switches_and_rejects_bad_text():
     assert SearchOptions.parse("default-mtd") == dataclasses.replace(SearchOptions(), root_mtd=False)
     assert SearchOptions.parse("default-patterns").order_pattern_empties == 0
     assert SearchOptions.parse("off+order_search+patterns").order_pattern_empties == 14
+    assert SearchOptions.parse("default+order_cut").order_cut_discs == 8 and SearchOptions().order_cut_discs == 0
     for bad in ("fast", "off+nothing", "default+", ""):
         with pytest.raises(ValueError, match="options"):
             SearchOptions.parse(bad)
