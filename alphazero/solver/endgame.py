@@ -263,7 +263,7 @@ P_NODE_LIMIT = 8  # the search gives up once nodes[0] exceeds this (NO_NODE_LIMI
 P_ORDER_PATTERNS = 9  # nodes with at least this many empties order by the pattern evaluation, not mobility
 P_WIPEOUT_NODES = 10  # > 0: an exact solve first tries the wipe-out windows, each given up after this many nodes
 P_ORDER_DEEP = 11  # nodes with at least this many empties order by a 2-ply search (P_ORDER_DEPTH below)
-P_ORDER_CUT = 12  # > 0: the 1-ply pattern ordering search stops at a reply that puts the move this many discs below alpha
+P_ORDER_CUT = 12  # > 0: the pattern ordering search below a move stops once it is this many discs below alpha
 N_PARAMS = 13
 # The pattern evaluation (in discs, side to move's view) from which a side is probed for a wipe-out:
 # FForum #20-#38 evaluate within +-14 discs, FForum #39 (+64) at +55, the generated wipe-outs of
@@ -664,8 +664,9 @@ def _order_reply(player, opponent, beta, divisor, weights, nodes):
 @njit(cache=True)
 def _order_search(player, opponent, depth, beta, divisor, weights, nodes):
     """A `depth`-ply (0..2) alpha-beta value of `_order_eval`, side to move's view, fail-soft
-    against `beta` from 1 ply (1 << 20: exact): for move ordering only. Written without recursion: numba's cache cannot reload a recursive kernel
-    called through a non-recursive one from the recursive search (numba issues #6061, #6713)."""
+    against `beta` from 1 ply (1 << 20: exact): for move ordering only. Written without
+    recursion: numba's cache cannot reload a recursive kernel called through a non-recursive one
+    from the recursive search (numba issues #6061, #6713)."""
     if depth == 0:
         nodes[0] += 1
         return _order_eval(player, opponent, divisor, weights)

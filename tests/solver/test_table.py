@@ -12,8 +12,8 @@ def test_keys_and_values_of_a_slot_share_one_row_of_memory():
     assert keys.shape == (1 << 10, 2) and values.shape == (1 << 10, 3)
     assert np.may_share_memory(keys, values)  # interleaved: the same block, no byte in common
     # a slot's values sit right after its key: bytes 16-18 of a 24-byte row
-    row = values.ctypes.data - keys.ctypes.data
-    assert row == 16 and keys.strides == (8 * table.SLOT_WORDS, 8) and values.strides == (8 * table.SLOT_WORDS, 1)
+    offset = values.ctypes.data - keys.ctypes.data
+    assert offset == 16 and keys.strides == (8 * table.SLOT_WORDS, 8) and values.strides == (8 * table.SLOT_WORDS, 1)
     assert (values[:, table.LOWER] == table.SCORE_MIN).all() and (values[:, table.UPPER] == table.SCORE_MAX).all()
     assert (values[:, table.MOVE] == table.NO_MOVE).all() and not keys.any()
 
