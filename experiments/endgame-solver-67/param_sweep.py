@@ -39,18 +39,26 @@ def main():
     parser.add_argument("--table-bits", type=int, default=22)
     parser.add_argument("variants", nargs="+")
     args = parser.parse_args()
-    load = os.getloadavg()[0]
-    solvers = {v: Solver(args.table_bits, options_of(v)) for v in args.variants}
-    for solver in solvers.values():
-        solver.warm_up()
-    totals = {v: {"nodes": 0, "cpu_seconds": 0.0, "exact": True} for v in args.variants}
-    turn = 0
     sources = [read_obf(path) for path in args.obf]
     if args.wthor:
         sources += [wthor_positions(args.wthor, int(n), args.count) for n in args.empties.split(",")]
+    side_by_side({v: Solver(args.table_bits, options_of(v)) for v in args.variants}, sources)
+
+
+def side_by_side(solvers, sources, label="variant"):
+    """Warm every solver up, then solve each position with each in turn (the first to go
+    rotating), and print one JSON line per solver (nodes, CPU seconds, both as ratios to the
+    first, exact: every score equals the file's and the first solver's) and the load. Also used
+    by table_layout.py and weights_dtype.py, whose solvers differ in their arrays."""
+    load = os.getloadavg()[0]
+    names = list(solvers)
+    for solver in solvers.values():
+        solver.warm_up()
+    totals = {v: {"nodes": 0, "cpu_seconds": 0.0, "exact": True} for v in names}
+    turn = 0
     for positions in sources:
         for position in positions:
-            order = args.variants[turn % len(args.variants):] + args.variants[:turn % len(args.variants)]
+            order = names[turn % len(names):] + names[:turn % len(names)]
             turn += 1
             scores = {}
             for v in order:
@@ -61,17 +69,16 @@ def main():
                 scores[v] = s.score
                 if position.move_scores:
                     totals[v]["exact"] &= check_result(position, s.best_move, s.score, False) is None
-            for v in args.variants:
-                totals[v]["exact"] &= scores[v] == scores[args.variants[0]]
-    base = totals[args.variants[0]]
-    for v in args.variants:
+            for v in names:
+                totals[v]["exact"] &= scores[v] == scores[names[0]]
+    base = totals[names[0]]
+    for v in names:
         t = totals[v]
         t["cpu_seconds"] = round(t["cpu_seconds"], 3)
         t["nodes_vs_first"] = round(t["nodes"] / base["nodes"], 3)
         t["cpu_vs_first"] = round(t["cpu_seconds"] / base["cpu_seconds"], 3)
-        print(json.dumps({"variant": v or "default", **t}))
+        print(json.dumps({label: v or "default", **t}))
     print(json.dumps({"load_average_1min": [round(load, 2), round(os.getloadavg()[0], 2)]}))
-
 
 if __name__ == "__main__":
     main()

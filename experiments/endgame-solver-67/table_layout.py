@@ -11,14 +11,12 @@ Default options, a 2^22 table, the layouts taking turns position by position.
 """
 
 import argparse
-import json
-import os
-import time
 
 import numpy as np
+from param_sweep import side_by_side
 
 from alphazero.solver import table
-from alphazero.solver.obf import check_result, read_obf
+from alphazero.solver.obf import read_obf
 from alphazero.solver.solver import Solver
 
 
@@ -61,32 +59,8 @@ def main():
     parser.add_argument("--table-bits", type=int, default=22)
     parser.add_argument("layouts", nargs="+", choices=["separate", "packed24", "packed32"])
     args = parser.parse_args()
-    load = os.getloadavg()[0]
     solvers = {name: solver_for(name, args.table_bits) for name in args.layouts}
-    for solver in solvers.values():
-        solver.warm_up()
-    totals = {name: {"nodes": 0, "cpu_seconds": 0.0, "exact": True} for name in args.layouts}
-    turn = 0
-    for path in args.obf:
-        for position in read_obf(path):
-            order = args.layouts[turn % len(args.layouts):] + args.layouts[:turn % len(args.layouts)]
-            turn += 1
-            for name in order:
-                cpu = time.process_time()
-                s = solvers[name].solve(position.state.player, position.state.opponent)
-                totals[name]["cpu_seconds"] += time.process_time() - cpu
-                totals[name]["nodes"] += s.nodes
-                if position.move_scores:
-                    totals[name]["exact"] &= check_result(position, s.best_move, s.score, False) is None
-    base = totals[args.layouts[0]]
-    for name in args.layouts:
-        t = totals[name]
-        t["cpu_seconds"] = round(t["cpu_seconds"], 3)
-        t["nodes_vs_first"] = round(t["nodes"] / base["nodes"], 3)
-        t["cpu_vs_first"] = round(t["cpu_seconds"] / base["cpu_seconds"], 3)
-        print(json.dumps({"layout": name, **t}))
-    print(json.dumps({"load_average_1min": [round(load, 2), round(os.getloadavg()[0], 2)]}))
-
+    side_by_side(solvers, [read_obf(path) for path in args.obf], label="layout")
 
 if __name__ == "__main__":
     main()

@@ -9,13 +9,11 @@ position by position.
 """
 
 import argparse
-import json
-import os
-import time
 
 import numpy as np
+from param_sweep import side_by_side
 
-from alphazero.solver.obf import check_result, read_obf
+from alphazero.solver.obf import read_obf
 from alphazero.solver.solver import Solver
 
 
@@ -25,36 +23,13 @@ def main():
     parser.add_argument("--table-bits", type=int, default=22)
     parser.add_argument("widths", nargs="+", choices=["int32", "int16"])
     args = parser.parse_args()
-    load = os.getloadavg()[0]
     solvers = {}
     for width in args.widths:
         solver = Solver(args.table_bits)
         assert np.abs(solver.weights).max() < 2 ** 15
         solver.weights = solver.weights.astype(width)
-        solver.warm_up()
         solvers[width] = solver
-    totals = {width: {"nodes": 0, "cpu_seconds": 0.0, "exact": True} for width in args.widths}
-    turn = 0
-    for path in args.obf:
-        for position in read_obf(path):
-            order = args.widths[turn % len(args.widths):] + args.widths[:turn % len(args.widths)]
-            turn += 1
-            for width in order:
-                cpu = time.process_time()
-                s = solvers[width].solve(position.state.player, position.state.opponent)
-                totals[width]["cpu_seconds"] += time.process_time() - cpu
-                totals[width]["nodes"] += s.nodes
-                if position.move_scores:
-                    totals[width]["exact"] &= check_result(position, s.best_move, s.score, False) is None
-    base = totals[args.widths[0]]
-    for width in args.widths:
-        t = totals[width]
-        t["cpu_seconds"] = round(t["cpu_seconds"], 3)
-        t["nodes_vs_first"] = round(t["nodes"] / base["nodes"], 3)
-        t["cpu_vs_first"] = round(t["cpu_seconds"] / base["cpu_seconds"], 3)
-        print(json.dumps({"weights": width, **t}))
-    print(json.dumps({"load_average_1min": [round(load, 2), round(os.getloadavg()[0], 2)]}))
-
+    side_by_side(solvers, [read_obf(path) for path in args.obf], label="weights")
 
 if __name__ == "__main__":
     main()
