@@ -375,7 +375,9 @@ class ReviewStream:
     cheap request waits for one chunk (or one solver call), never for the review; the turn is let go
     while an event is sent. The review ends at REVIEW_MAX_SECONDS of wall time whatever its budget,
     or when its client goes away (a ply whose search was cut short is not sent). `close()` (the
-    WSGI server calls it when the answer ends, is cut, or never started) gives the chooser back.
+    WSGI server calls it when the answer ends, is cut, or never started) gives the chooser back;
+    an answer cut before its last line (the client left while a ply was being sent, so no search
+    saw it go) is logged there as the same cancellation.
     """
 
     def __init__(self, engines: Engines, network: _Network, chooser: SearchChooser, record: GameRecord, label: str,
@@ -384,6 +386,8 @@ class ReviewStream:
         self.record, self.label, self.search, self.budget, self.marks = record, label, search, budget, marks
         self._client_gone = client_gone
         self._events: Iterator[dict] | None = None
+        self._reviewed = 0  # plies sent so far
+        self._ended = False  # the last line (summary, stopped or error) has been handed out
         self._closed = False
 
     def __iter__(self) -> Iterator[dict]:
@@ -410,11 +414,13 @@ class ReviewStream:
                     break
                 done.append(review)
                 yield {"type": "move", **review.as_json()}
+                self._reviewed = len(done)
         except Exception as err:  # a fault of ours (the game was checked when read): the answer has begun, so a line says it
             log.exception("review of %s failed after %d plies", self.label, len(done))
             failed = f"internal error: {type(err).__name__}: {err}"
         finally:
             reviews.close()  # no search runs: the generator stops where it waits
+        self._ended = True
         if failed is not None:
             yield {"type": "error", "error": failed, "reviewed": len(done)}
             return
@@ -432,5 +438,8 @@ class ReviewStream:
             self._closed = True
             if self._events is not None:
                 self._events.close()
+                if not self._ended:
+                    log.info("review of %s: cancelled: the client went away after %d of %d plies (a line could not be sent)",
+                             self.label, self._reviewed, len(self.record.actions))
             with self._engines._turns.held():
                 self._engines._check_in(self._network, self._chooser)

@@ -138,6 +138,20 @@ def test_a_review_whose_client_goes_away_stops(engines, caplog):
     assert re.search(r"review of the game given: cancelled: the client went away after 0 of 10 plies", caplog.text)
 
 
+def test_an_answer_cut_while_a_line_is_sent_is_logged_as_the_clients_cancellation(client, engines, caplog):
+    """The client may leave while a ply is being sent, after the last search checked for it: the
+    WSGI server's write fails and it closes the answer there, with no search left to notice. The
+    log still says the review was cancelled and how far it got (the browser's Stop lands here
+    when it comes between two chunks' checks)."""
+    with caplog.at_level(logging.INFO, logger="alphazero.web"):
+        response = client.post("/api/review", json={"source": "text", "text": OPENING, "simulations": 2}, buffered=False)
+        lines = iter(response.response)
+        assert [json.loads(next(lines))["type"] for _ in range(3)] == ["game", "move", "move"]
+        response.close()  # what Werkzeug does when a write fails: the third line was never sent
+    assert engines.searching == 0
+    assert re.search(r"review of the game given: cancelled: the client went away after 1 of 10 plies", caplog.text)
+
+
 def test_a_cheap_request_does_not_wait_for_a_review(engines):
     with served(engines) as (port, token):
         headers = {"X-Board-Token": token}
