@@ -44,8 +44,13 @@ NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
 
 
 def allocate_workspace():
-    """(squares int64[61, MAX_MOVES], keys int64[61, MAX_MOVES]): move lists by empties."""
-    return np.zeros((61, MAX_MOVES), dtype=np.int64), np.zeros((61, MAX_MOVES), dtype=np.int64)
+    """(squares int64[61, MAX_MOVES], keys int64[61, MAX_MOVES], move_flips uint64[61, 64]): a
+    node's move list by its empties (squares best first, their sort keys), and the discs each of
+    its moves flips by square, computed once where the moves are first examined (ETC or the sort)
+    and read again by the sort and the search. A child has fewer empties than its node (a pass
+    leaves no move list behind), so the rows of the nodes on one path never overlap."""
+    return (np.zeros((61, MAX_MOVES), dtype=np.int64), np.zeros((61, MAX_MOVES), dtype=np.int64),
+            np.zeros((61, 64), dtype=np.uint64))
 
 
 @njit(cache=True, inline="always")
@@ -220,13 +225,15 @@ def _neighbours(bits):
 
 
 @njit(cache=True)
-def _sort_moves(player, opponent, moves, hash_move, squares, keys, row):
-    """Fill squares[row, :n] with the moves, fastest-first; returns n."""
+def _sort_moves(player, opponent, moves, hash_move, squares, keys, move_flips, row):
+    """Fill squares[row, :n] with the moves, fastest-first, and move_flips[row] with their flips;
+    returns n."""
     n = 0
     while moves:
         square = lowest_bit_index(moves)
         moves &= moves - ONE
         flipped = flips(player, opponent, square)
+        move_flips[row, square] = flipped
         mine = player | flipped | (ONE << np.uint64(square))
         reply = legal_moves(opponent ^ flipped, mine)
         # Fastest-first: the opponent's mobility (corners count twice), then its potential
@@ -692,12 +699,15 @@ def _order_search(player, opponent, depth, beta, divisor, weights, nodes):
 
 
 @njit(cache=True)
-def _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, row, params, weights, nodes):
+def _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, row, params, weights, nodes,
+                         flips_known):
     """Fill squares[row, :n] with the moves, best first by Edax's move key (and, at nodes with
     enough empties, a shallow search of `_order_eval` below each move); returns n. With
     P_ORDER_CUT, the pattern evaluation's search below a move stops where the opponent has found
     a reply that puts the move P_ORDER_CUT discs below `alpha` (Edax's sort window): such a move
-    is searched late whatever its exact evaluation, and its other replies are not evaluated."""
+    is searched late whatever its exact evaluation, and its other replies are not evaluated.
+    Each move's flips are left in move_flips[row] for the search; `flips_known`: `_etc` has
+    already put them there (every move's, since it did not cut off)."""
     n_empty = row
     odd = _odd_quadrants(~(player | opponent))
     if n_empty < 12:
@@ -719,7 +729,11 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, key
     while moves:
         square = lowest_bit_index(moves)
         moves &= moves - ONE
-        flipped = flips(player, opponent, square)
+        if flips_known:
+            flipped = move_flips[row, square]
+        else:
+            flipped = flips(player, opponent, square)
+            move_flips[row, square] = flipped
         mine = player | flipped | (ONE << np.uint64(square))
         theirs = opponent ^ flipped
         if square == hash_move:
@@ -749,13 +763,15 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, key
 
 
 @njit(cache=True)
-def _etc(player, opponent, moves, beta, tt_keys, tt_values):
+def _etc(player, opponent, moves, beta, tt_keys, tt_values, move_flips, row):
     """Enhanced transposition cut-off: a move whose child the table already bounds so that the move
-    reaches beta; returns that lower bound on the score, else -INFINITY (search the node)."""
+    reaches beta; returns that lower bound on the score, else -INFINITY (search the node). Each
+    move's flips go to move_flips[row] on the way (all of them when no move cuts off)."""
     while moves:
         square = lowest_bit_index(moves)
         moves &= moves - ONE
         flipped = flips(player, opponent, square)
+        move_flips[row, square] = flipped
         child_player = opponent ^ flipped
         child_opponent = player | flipped | (ONE << np.uint64(square))
         index = tt.slot(tt_keys, child_player, child_opponent)
@@ -767,7 +783,7 @@ def _etc(player, opponent, moves, beta, tt_keys, tt_values):
 
 
 @njit(cache=True)
-def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes):
+def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """Exact fail-soft search with the transposition table; dispatches small positions down."""
     empty = ~(player | opponent)
     n_empty = popcount(empty)
@@ -786,7 +802,7 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent)
-        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, weights, nodes)
+        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
     if n_empty >= params[P_STABILITY]:
         bound = _stability_bound(player, opponent, alpha, n_empty)
         if bound <= alpha:
@@ -802,27 +818,28 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
             return upper
         hash_move = np.int64(tt_values[index, tt.MOVE])
     if n_empty >= params[P_ETC]:
-        bound = _etc(player, opponent, moves, beta, tt_keys, tt_values)
+        bound = _etc(player, opponent, moves, beta, tt_keys, tt_values, move_flips, n_empty)
         if bound >= beta:
             return bound
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, n_empty, params, weights, nodes)
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, n_empty, params, weights, nodes,
+                                 n_empty >= params[P_ETC])  # `_etc` stored them
     else:
-        n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
+        n = _sort_moves(player, opponent, moves, hash_move, squares, keys, move_flips, n_empty)
     best = -INFINITY
     best_move = -1
     low = alpha
     for i in range(n):
         square = squares[n_empty, i]
-        flipped = flips(player, opponent, square)
+        flipped = move_flips[n_empty, square]  # the sort's (or ETC's): the rows below are the children's
         child_player = opponent ^ flipped
         child_opponent = player | flipped | (ONE << np.uint64(square))
         if i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, weights, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
         if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
             return np.int64(0)
         if score > best:
@@ -842,14 +859,14 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
 
 
 @njit(cache=True)
-def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes):
+def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """One principal-variation search of the root for the window (alpha, beta); see solve_root."""
     nodes[0] += 1
     moves = legal_moves(player, opponent)
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent), np.int64(-1)
-        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, params, weights, nodes)
+        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
         return score, np.int64(PASS)
     n_empty = popcount(~(player | opponent))
     shallow = params[P_SHALLOW]
@@ -858,15 +875,15 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
     if tt.matches(tt_keys, index, player, opponent):
         hash_move = np.int64(tt_values[index, tt.MOVE])
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, n_empty, params, weights, nodes)
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, n_empty, params, weights, nodes, False)
     else:
-        n = _sort_moves(player, opponent, moves, hash_move, squares, keys, n_empty)
+        n = _sort_moves(player, opponent, moves, hash_move, squares, keys, move_flips, n_empty)
     best = -INFINITY
     best_move = np.int64(squares[n_empty, 0])
     low = alpha
     for i in range(n):
         square = squares[n_empty, i]
-        flipped = flips(player, opponent, square)
+        flipped = move_flips[n_empty, square]  # the sort's (or ETC's): the rows below are the children's
         child_player = opponent ^ flipped
         child_opponent = player | flipped | (ONE << np.uint64(square))
         if n_empty - 1 <= shallow:
@@ -875,11 +892,11 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
             else:
                 score = -search_shallow(child_player, child_opponent, -beta, -low, nodes)
         elif i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, params, weights, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
         if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
             return np.int64(0), np.int64(-1)
         if score > best:
@@ -900,7 +917,7 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
 
 
 @njit(cache=True)
-def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, params, weights, nodes):
+def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """(score, move, settled): before a full-window solve, the null windows that prove a wipe-out.
 
     A position whose answer is +-64 costs a search from any other window dearly: MTD(f) from 0
@@ -928,7 +945,7 @@ def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, params, 
         limit = nodes[0] + params[P_WIPEOUT_NODES]
         if limit < outer_limit:
             params[P_NODE_LIMIT] = limit
-        score, move = _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights,
+        score, move = _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights,
                                    nodes)
         params[P_NODE_LIMIT] = outer_limit
         if aborted(params, nodes):
@@ -943,7 +960,7 @@ def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, params, 
 
 
 @njit(cache=True)
-def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes):
+def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """(score, best move) of a position for the window (alpha, beta).
 
     The move is PASS when the side to move must pass and -1 when the game is over. Within the
@@ -960,16 +977,16 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
     return and the score and move mean nothing (the table is still true).
     """
     if params[P_WIPEOUT_NODES] > 0 and alpha < -MAX_SCORE + 2 and beta > MAX_SCORE - 2:
-        score, move, settled = _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, params, weights,
+        score, move, settled = _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, move_flips, params, weights,
                                               nodes)
         if settled:
             return score, move
     if params[P_ROOT_WINDOW] == 0 or alpha > -MAX_SCORE or beta < MAX_SCORE:
-        return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes)
+        return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
     guess = np.int64(0)
     for _ in range(MAX_SCORE + 2):  # each pass moves the guess one way by 2 or more: at most 65 passes
-        score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, params, weights, nodes)
+        score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
         if score == guess or move < 0 or aborted(params, nodes):
             return score, move
         guess = score
-    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, params, weights, nodes)
+    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)

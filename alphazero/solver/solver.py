@@ -67,9 +67,9 @@ class SearchOptions:
     order_cut_discs: the pattern ordering search below a move stops once the opponent has a reply
       that puts the move this many discs below the node's alpha (Edax's sort window; 0 = off, the
       exact ordering value): the move goes late anyway, and its other replies are not evaluated.
-      Off by default: 8 discs took 0.4% more nodes and 0.971 +- 0.012 of the CPU on FForum #20-#39
-      over 16 paired runs under load, a gain not yet shown on a quiet core
-      (experiments/endgame-solver-67, "The ordering search's window").
+      8 discs by default: 0.4% more nodes and 0.970 +- 0.010 of the CPU on FForum #20-#39 over
+      8 paired runs on a quiet core (0.971 +- 0.012 over 16 under load before;
+      experiments/endgame-solver-67, "The ordering search's window").
     wipeout_probe_nodes: an exact solve first asks, with the null window at the edge, whether the
       side to move wipes the other out (or is wiped out), for a side without stable discs, giving
       each question up after this many nodes (0 = off): a +-64 answer then costs a small proof.
@@ -88,7 +88,7 @@ class SearchOptions:
     order_pattern_empties: int = 14
     wipeout_probe_nodes: int = 20_000_000
     order_deep_empties: int = 18
-    order_cut_discs: int = 0
+    order_cut_discs: int = 8
 
     # the switches by name for `parse`: field and its value when on (off: the `off()` value)
     SWITCHES = {
@@ -125,7 +125,7 @@ class SearchOptions:
         """Every technique off: the search as it was before issue 36, node for node."""
         return cls(shallow_empties=endgame.SHALLOW_EMPTIES, fast_last_moves=False, weighted_sort=False,
                    order_search_empties=0, etc_empties=0, stability_empties=0, root_mtd=False,
-                   order_pattern_empties=0, wipeout_probe_nodes=0, order_deep_empties=0)
+                   order_pattern_empties=0, wipeout_probe_nodes=0, order_deep_empties=0, order_cut_discs=0)
 
     @classmethod
     def parse(cls, text: str) -> "SearchOptions":
@@ -200,7 +200,7 @@ class Solution:
 class Solver:
     def __init__(self, table_bits: int = 20, options: SearchOptions | None = None):
         self.tt_keys, self.tt_values = table.allocate(table_bits)
-        self.squares, self.keys = endgame.allocate_workspace()
+        self.squares, self.keys, self.move_flips = endgame.allocate_workspace()
         self.nodes = np.zeros(1, dtype=np.int64)
         self.options = options or SearchOptions()
         self.params = self.options.params()
@@ -252,7 +252,7 @@ class Solver:
         start = time.perf_counter()
         try:
             score, move = endgame.solve_root(
-                player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.params,
+                player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.move_flips, self.params,
                 self.weights, self.nodes,
             )
         finally:

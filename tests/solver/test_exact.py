@@ -132,10 +132,10 @@ def test_fail_soft_windows_at_the_wipeout_edge(seed, n_empty, survivors, window,
     exact = minimax(player, opponent)
     alpha, beta = window
     tt_keys, tt_values = table.allocate(12)
-    squares, keys = endgame.allocate_workspace()
+    squares, keys, move_flips = endgame.allocate_workspace()
     nodes = np.zeros(1, dtype=np.int64)
     options = SearchOptions()
-    got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys,
+    got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys, move_flips,
                               options.params(), options.weights(), nodes)
     if alpha < got < beta:
         assert got == exact
@@ -152,11 +152,11 @@ def test_a_window_above_a_wipeout_costs_no_search():
 
     player, opponent = random_position(7, 12)
     tt_keys, tt_values = table.allocate(12)
-    squares, keys = endgame.allocate_workspace()
+    squares, keys, move_flips = endgame.allocate_workspace()
     nodes = np.zeros(1, dtype=np.int64)
     p, o = np.uint64(player), np.uint64(opponent)
     for options in (SearchOptions(), SearchOptions.off()):
         params, weights = options.params(), options.weights()
-        assert endgame.search_deep(p, o, 64, 65, tt_keys, tt_values, squares, keys, params, weights, nodes) == 64
-        assert endgame.search_deep(p, o, -65, -64, tt_keys, tt_values, squares, keys, params, weights, nodes) == -64
+        assert endgame.search_deep(p, o, 64, 65, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes) == 64
+        assert endgame.search_deep(p, o, -65, -64, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes) == -64
     assert nodes[0] == 0

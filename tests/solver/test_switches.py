@@ -93,8 +93,8 @@ def pool():
 
 def _kernels(options, bits=12):
     tt_keys, tt_values = table.allocate(bits)
-    squares, keys = endgame.allocate_workspace()
-    return tt_keys, tt_values, squares, keys, options.params(), options.weights(), np.zeros(1, dtype=np.int64)
+    squares, keys, move_flips = endgame.allocate_workspace()
+    return tt_keys, tt_values, squares, keys, move_flips, options.params(), options.weights(), np.zeros(1, dtype=np.int64)
 
 
 def _sign(x):
@@ -130,16 +130,16 @@ def test_wld_signs_equal_the_reference(pool, name):
 def test_fail_soft_bounds_for_every_window(pool, name):
     """Exact inside the window, a true bound on the side it failed, at the deep search and at the
     root, with a table shared by all windows (its entries from one window serve the others)."""
-    tt_keys, tt_values, squares, keys, params, weights, nodes = _kernels(OPTION_SETS[name])
+    tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes = _kernels(OPTION_SETS[name])
     for player, opponent, exact, _ in pool:
         p, o = np.uint64(player), np.uint64(opponent)
         for alpha, beta in WINDOWS:
             for search in ("deep", "root"):
                 if search == "deep":
-                    got = endgame.search_deep(p, o, alpha, beta, tt_keys, tt_values, squares, keys, params, weights,
+                    got = endgame.search_deep(p, o, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights,
                                               nodes)
                 else:
-                    got, _ = endgame.solve_root(p, o, alpha, beta, tt_keys, tt_values, squares, keys, params, weights,
+                    got, _ = endgame.solve_root(p, o, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights,
                                                 nodes)
                 if alpha < got < beta:
                     assert got == exact, (search, alpha, beta)
@@ -202,7 +202,8 @@ def test_options_parse_names_switches_and_rejects_bad_text():
     assert SearchOptions.parse("default-mtd") == dataclasses.replace(SearchOptions(), root_mtd=False)
     assert SearchOptions.parse("default-patterns").order_pattern_empties == 0
     assert SearchOptions.parse("off+order_search+patterns").order_pattern_empties == 14
-    assert SearchOptions.parse("default+order_cut").order_cut_discs == 8 and SearchOptions().order_cut_discs == 0
+    assert SearchOptions.parse("default-order_cut").order_cut_discs == 0 and SearchOptions().order_cut_discs == 8
+    assert SearchOptions.off().order_cut_discs == 0
     for bad in ("fast", "off+nothing", "default+", ""):
         with pytest.raises(ValueError, match="options"):
             SearchOptions.parse(bad)
@@ -226,8 +227,8 @@ def test_random_positions_and_windows_against_the_reference(seed, n_empty, name,
     solver = Solver(table_bits=12, options=options)
     assert solver.solve(player, opponent).score == exact
     assert solver.solve(player, opponent, wld=True).outcome == _sign(exact)
-    tt_keys, tt_values, squares, keys, params, weights, nodes = _kernels(options)
+    tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes = _kernels(options)
     alpha, beta = window
-    got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys,
+    got = endgame.search_deep(np.uint64(player), np.uint64(opponent), alpha, beta, tt_keys, tt_values, squares, keys, move_flips,
                               params, weights, nodes)
     assert got == exact if alpha < got < beta else (exact <= got if got <= alpha else exact >= got)
