@@ -271,7 +271,8 @@ P_ORDER_PATTERNS = 9  # nodes with at least this many empties order by the patte
 P_WIPEOUT_NODES = 10  # > 0: an exact solve first tries the wipe-out windows, each given up after this many nodes
 P_ORDER_DEEP = 11  # nodes with at least this many empties order by a 2-ply search (P_ORDER_DEPTH below)
 P_ORDER_CUT = 12  # > 0: the pattern ordering search below a move stops once it is this many discs below alpha
-N_PARAMS = 13
+P_PRESORTED = 13  # 1: the shallow search walks its empties from a list presorted by square value
+N_PARAMS = 14
 # The pattern evaluation (in discs, side to move's view) from which a side is probed for a wipe-out:
 # FForum #20-#38 evaluate within +-14 discs, FForum #39 (+64) at +55, the generated wipe-outs of
 # experiments/endgame-solver-67 at +45 to +55.
@@ -500,7 +501,6 @@ def _fast_last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
 def _last4(player, opponent, alpha, beta, empty, nodes):
     """Exact search with four empties, the squares passed on without move generation; squares alone
     or three in their quadrant (odd parity) first."""
-    nodes[0] += 1
     sq1 = lowest_bit_index(empty)
     empty &= empty - ONE
     sq2 = lowest_bit_index(empty)
@@ -508,6 +508,14 @@ def _last4(player, opponent, alpha, beta, empty, nodes):
     sq3 = lowest_bit_index(empty)
     empty &= empty - ONE
     sq4 = lowest_bit_index(empty)
+    return _last4_squares(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes)
+
+
+@njit(cache=True, inline="always")
+def _last4_squares(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes):
+    """`_last4` of the four empty squares given: odd-parity squares first, in the order given
+    within each parity (a stable sort)."""
+    nodes[0] += 1
     q1, q2, q3, q4 = _quadrant(sq1), _quadrant(sq2), _quadrant(sq3), _quadrant(sq4)
     # 1 for a square in an even quadrant (it goes last), 0 in an odd one; a stable insertion sort.
     k1 = 1 - ((1 + (q1 == q2) + (q1 == q3) + (q1 == q4)) & 1)
@@ -556,13 +564,106 @@ def _last4(player, opponent, alpha, beta, empty, nodes):
     return terminal_score(player, opponent)
 
 
+def _value_classes():
+    """The squares by SQUARE_VALUE, best first: one mask a value (corners, A-squares, ..., X-squares)."""
+    values = sorted({int(v) for v in SQUARE_VALUE}, reverse=True)
+    masks = np.zeros(len(values), dtype=np.uint64)
+    for k, value in enumerate(values):
+        for square in range(64):
+            if int(SQUARE_VALUE[square]) == value:
+                masks[k] |= np.uint64(1 << square)
+    return masks
+
+
+VALUE_CLASSES = _value_classes()
+MAX_PRESORTED = 10  # squares a packed list holds (six bits each); more empties walk by index down to it
+_SIX = np.uint64(6)
+_SQUARE_FIELD = np.uint64(63)
+
+
+@njit(cache=True)
+def _presorted_empties(empty):
+    """The empty squares, best SQUARE_VALUE first (ties by index), packed six bits a square with
+    the first in the lowest bits: the order the shallow search walks each parity group in (Edax
+    walks a presorted list the same way). At most MAX_PRESORTED squares fit."""
+    packed = ZERO
+    shift = ZERO
+    for k in range(VALUE_CLASSES.shape[0]):
+        group = empty & VALUE_CLASSES[k]
+        while group:
+            packed |= np.uint64(lowest_bit_index(group)) << shift
+            shift += _SIX
+            group &= group - ONE
+    return packed
+
+
+@njit(cache=True, inline="always")
+def _without_entry(packed, i):
+    """The packed list less its i-th square."""
+    at = np.uint64(6 * i)
+    return (packed & ((ONE << at) - ONE)) | ((packed >> (at + _SIX)) << at)
+
+
+@njit(cache=True)
+def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, nodes):
+    """`search_shallow_fast` with the empties given as a presorted list (`_presorted_empties`, n_empty
+    of them; `odd` the quadrants with an odd number of them): each parity group is walked in that
+    order, and the child gets the list less its move and the parity with its quadrant flipped."""
+    if n_empty == 3:
+        return _fast_last3(player, opponent, alpha, beta, np.int64(order & _SQUARE_FIELD),
+                           np.int64((order >> _SIX) & _SQUARE_FIELD), np.int64((order >> np.uint64(12)) & _SQUARE_FIELD), nodes)
+    if n_empty <= 2:
+        return search_shallow(player, opponent, alpha, beta, nodes)
+    if alpha >= MAX_SCORE:
+        return MAX_SCORE
+    if beta <= -MAX_SCORE:
+        return -MAX_SCORE
+    if n_empty == 4:
+        return _last4_squares(player, opponent, alpha, beta, np.int64(order & _SQUARE_FIELD),
+                              np.int64((order >> _SIX) & _SQUARE_FIELD), np.int64((order >> np.uint64(12)) & _SQUARE_FIELD),
+                              np.int64((order >> np.uint64(18)) & _SQUARE_FIELD), nodes)
+    nodes[0] += 1
+    if n_empty >= params[P_STABILITY]:
+        bound = _stability_bound(player, opponent, alpha, n_empty)
+        if bound <= alpha:
+            return bound
+    best = -INFINITY
+    for phase in range(2):
+        wanted = odd if phase == 0 else ~odd
+        rest = order
+        for i in range(n_empty):
+            square = np.int64(rest & _SQUARE_FIELD)
+            rest >>= _SIX
+            bit = ONE << np.uint64(square)
+            if bit & wanted:
+                flipped = _legal_flips(player, opponent, square)
+                if flipped:
+                    low = alpha if alpha > best else best
+                    score = -_shallow_listed(opponent ^ flipped, player | flipped | bit, -beta, -low,
+                                             _without_entry(order, i), n_empty - 1, odd ^ QUADRANTS[_quadrant(square)],
+                                             params, nodes)
+                    if score > best:
+                        best = score
+                        if best >= beta or best == MAX_SCORE:
+                            return best
+    if best != -INFINITY:
+        return best
+    if legal_moves(opponent, player) == ZERO:
+        return terminal_score(player, opponent)
+    return -_shallow_listed(opponent, player, -beta, -alpha, order, n_empty, odd, params, nodes)
+
+
 @njit(cache=True)
 def search_shallow_fast(player, opponent, alpha, beta, params, nodes):
     """`search_shallow` with the faster inner loop: the empty squares are walked (odd quadrants
     first) and tried directly, with no move generation; four empties go to `_last4`; and, when
-    switched on, stability cut-offs."""
+    switched on, stability cut-offs. With P_PRESORTED, `_shallow_listed` instead (5-7 empties: the same walk,
+    each parity group in the order of a list presorted by square value)."""
     empty = ~(player | opponent)
     n_empty = popcount(empty)
+    if params[P_PRESORTED] and 3 <= n_empty <= MAX_PRESORTED:
+        return _shallow_listed(player, opponent, alpha, beta, _presorted_empties(empty), n_empty, _odd_quadrants(empty),
+                               params, nodes)
     if n_empty == 3:
         sq1 = lowest_bit_index(empty)
         rest = empty & (empty - ONE)

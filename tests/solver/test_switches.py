@@ -41,6 +41,9 @@ OPTION_SETS = {
                                       shallow_empties=4),
     "order_cut": dataclasses.replace(OFF, weighted_sort=True, order_search_empties=5, order_pattern_empties=5,
                                      order_deep_empties=7, order_cut_discs=2, shallow_empties=4),
+    "presorted": dataclasses.replace(OFF, fast_last_moves=True, presorted_shallow=True, shallow_empties=9),
+    "presorted_stability": dataclasses.replace(OFF, fast_last_moves=True, presorted_shallow=True, stability_empties=4,
+                                               shallow_empties=9),
     "all": SearchOptions(shallow_empties=4, order_search_empties=6, etc_empties=6, stability_empties=5,
                          order_pattern_empties=6, wipeout_probe_nodes=20_000_000, order_deep_empties=7),
     "default": SearchOptions(),
@@ -173,6 +176,25 @@ def test_every_switch_changes_the_search():
     # and the sort window changes the order the pattern search gave
     assert total_nodes(OPTION_SETS["order_cut"]) != total_nodes(dataclasses.replace(OPTION_SETS["order_cut"],
                                                                                    order_cut_discs=0))
+    # the presorted empties change the shallow search's order (the index walk of `fast_last`)
+    assert total_nodes(OPTION_SETS["presorted"]) != total_nodes(OPTION_SETS["fast_last"])
+
+
+def test_the_presorted_empties_list_squares_best_value_first_and_lose_the_one_played():
+    def unpack(packed, n):
+        return [int(packed) >> (6 * i) & 63 for i in range(n)]
+
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        squares = sorted(rng.choice(64, size=int(rng.integers(1, endgame.MAX_PRESORTED + 1)), replace=False).tolist())
+        empty = np.uint64(sum(1 << q for q in squares))
+        listed = unpack(endgame._presorted_empties(empty), len(squares))
+        assert listed == sorted(squares, key=lambda q: (-int(endgame.SQUARE_VALUE[q]), q))
+        i = int(rng.integers(len(squares)))
+        rest = unpack(endgame._without_entry(endgame._presorted_empties(empty), i), len(squares) - 1)
+        assert rest == listed[:i] + listed[i + 1:]
+    corner, x_square = 0, 9
+    assert unpack(endgame._presorted_empties(np.uint64(1 << x_square | 1 << corner | 1 << 20)), 3) == [corner, 20, x_square]
 
 
 # FForum #1-#19 (tests/fixtures/fforum-1-19.obf) with a table of 2**16 entries: nodes per position
