@@ -139,7 +139,7 @@ class SearchOptions:
     @classmethod
     def parse(cls, text: str) -> "SearchOptions":
         """`default`, `off`, or either followed by `+name` / `-name` switches, e.g. `off+etc`,
-        `default-mtd` (names: fast_last, sort, order_search, etc, stability, mtd, patterns)."""
+        `default-mtd` (names: the keys of SWITCHES)."""
         text = text.strip()
         base, rest = text, ""
         for i, char in enumerate(text):
