@@ -611,7 +611,8 @@ def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, 
     order, and the child gets the list less its move and the parity with its quadrant flipped."""
     if n_empty == 3:
         return _fast_last3(player, opponent, alpha, beta, np.int64(order & _SQUARE_FIELD),
-                           np.int64((order >> _SIX) & _SQUARE_FIELD), np.int64((order >> np.uint64(12)) & _SQUARE_FIELD), nodes)
+                           np.int64((order >> _SIX) & _SQUARE_FIELD),
+                           np.int64((order >> np.uint64(12)) & _SQUARE_FIELD), nodes)
     if n_empty <= 2:
         return search_shallow(player, opponent, alpha, beta, nodes)
     if alpha >= MAX_SCORE:
@@ -620,7 +621,8 @@ def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, 
         return -MAX_SCORE
     if n_empty == 4:
         return _last4_squares(player, opponent, alpha, beta, np.int64(order & _SQUARE_FIELD),
-                              np.int64((order >> _SIX) & _SQUARE_FIELD), np.int64((order >> np.uint64(12)) & _SQUARE_FIELD),
+                              np.int64((order >> _SIX) & _SQUARE_FIELD),
+                              np.int64((order >> np.uint64(12)) & _SQUARE_FIELD),
                               np.int64((order >> np.uint64(18)) & _SQUARE_FIELD), nodes)
     nodes[0] += 1
     if n_empty >= params[P_STABILITY]:
@@ -800,7 +802,8 @@ def _order_search(player, opponent, depth, beta, divisor, weights, nodes):
 
 
 @njit(cache=True)
-def _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, row, params, weights, nodes,
+def _sort_moves_weighted(player, opponent, moves, hash_move, alpha,
+                         squares, keys, move_flips, row, params, weights, nodes,
                          flips_known):
     """Fill squares[row, :n] with the moves, best first by Edax's move key (and, at nodes with
     enough empties, a shallow search of `_order_eval` below each move); returns n. With
@@ -903,7 +906,8 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent)
-        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+        return -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values,
+                            squares, keys, move_flips, params, weights, nodes)
     if n_empty >= params[P_STABILITY]:
         bound = _stability_bound(player, opponent, alpha, n_empty)
         if bound <= alpha:
@@ -923,8 +927,8 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         if bound >= beta:
             return bound
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, n_empty, params, weights, nodes,
-                                 n_empty >= params[P_ETC])  # `_etc` stored them
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, n_empty,
+                                 params, weights, nodes, n_empty >= params[P_ETC])  # `_etc` stored them
     else:
         n = _sort_moves(player, opponent, moves, hash_move, squares, keys, move_flips, n_empty)
     best = -INFINITY
@@ -936,11 +940,14 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
         child_player = opponent ^ flipped
         child_opponent = player | flipped | (ONE << np.uint64(square))
         if i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values,
+                                 squares, keys, move_flips, params, weights, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values,
+                                 squares, keys, move_flips, params, weights, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values,
+                                     squares, keys, move_flips, params, weights, nodes)
         if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
             return np.int64(0)
         if score > best:
@@ -967,7 +974,8 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
     if moves == ZERO:
         if legal_moves(opponent, player) == ZERO:
             return terminal_score(player, opponent), np.int64(-1)
-        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+        score = -search_deep(opponent, player, -beta, -alpha, tt_keys, tt_values,
+                             squares, keys, move_flips, params, weights, nodes)
         return score, np.int64(PASS)
     n_empty = popcount(~(player | opponent))
     shallow = params[P_SHALLOW]
@@ -976,7 +984,8 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
     if tt.matches(tt_keys, index, player, opponent):
         hash_move = np.int64(tt_values[index, tt.MOVE])
     if params[P_SORT] or n_empty >= params[P_ORDER_SEARCH]:
-        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, n_empty, params, weights, nodes, False)
+        n = _sort_moves_weighted(player, opponent, moves, hash_move, alpha, squares, keys, move_flips, n_empty,
+                                 params, weights, nodes, False)
     else:
         n = _sort_moves(player, opponent, moves, hash_move, squares, keys, move_flips, n_empty)
     best = -INFINITY
@@ -993,11 +1002,14 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
             else:
                 score = -search_shallow(child_player, child_opponent, -beta, -low, nodes)
         elif i == 0:
-            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -beta, -low, tt_keys, tt_values,
+                                 squares, keys, move_flips, params, weights, nodes)
         else:
-            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+            score = -search_deep(child_player, child_opponent, -low - 1, -low, tt_keys, tt_values,
+                                 squares, keys, move_flips, params, weights, nodes)
             if low < score < beta:
-                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+                score = -search_deep(child_player, child_opponent, -beta, -score, tt_keys, tt_values,
+                                     squares, keys, move_flips, params, weights, nodes)
         if aborted(params, nodes):  # the score is meaningless: store nothing, unwind
             return np.int64(0), np.int64(-1)
         if score > best:
@@ -1046,8 +1058,8 @@ def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, move_fli
         limit = nodes[0] + params[P_WIPEOUT_NODES]
         if limit < outer_limit:
             params[P_NODE_LIMIT] = limit
-        score, move = _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights,
-                                   nodes)
+        score, move = _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips,
+                                   params, weights, nodes)
         params[P_NODE_LIMIT] = outer_limit
         if aborted(params, nodes):
             return np.int64(0), np.int64(-1), True
@@ -1078,16 +1090,19 @@ def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys,
     return and the score and move mean nothing (the table is still true).
     """
     if params[P_WIPEOUT_NODES] > 0 and alpha < -MAX_SCORE + 2 and beta > MAX_SCORE - 2:
-        score, move, settled = _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, move_flips, params, weights,
-                                              nodes)
+        score, move, settled = _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, move_flips,
+                                              params, weights, nodes)
         if settled:
             return score, move
     if params[P_ROOT_WINDOW] == 0 or alpha > -MAX_SCORE or beta < MAX_SCORE:
-        return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+        return _root_search(player, opponent, alpha, beta, tt_keys, tt_values,
+                            squares, keys, move_flips, params, weights, nodes)
     guess = np.int64(0)
     for _ in range(MAX_SCORE + 2):  # each pass moves the guess one way by 2 or more: at most 65 passes
-        score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+        score, move = _root_search(player, opponent, guess - 1, guess + 1, tt_keys, tt_values,
+                                   squares, keys, move_flips, params, weights, nodes)
         if score == guess or move < 0 or aborted(params, nodes):
             return score, move
         guess = score
-    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes)
+    return _root_search(player, opponent, alpha, beta, tt_keys, tt_values,
+                        squares, keys, move_flips, params, weights, nodes)

@@ -262,8 +262,8 @@ class Solver:
         start = time.perf_counter()
         try:
             score, move = endgame.solve_root(
-                player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.move_flips, self.params,
-                self.weights, self.nodes,
+                player, opponent, alpha, beta, self.tt_keys, self.tt_values, self.squares, self.keys, self.move_flips,
+                self.params, self.weights, self.nodes,
             )
         finally:
             self.params[endgame.P_NODE_LIMIT] = endgame.NO_NODE_LIMIT

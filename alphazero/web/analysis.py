@@ -439,7 +439,7 @@ class ReviewStream:
             if self._events is not None:
                 self._events.close()
                 if not self._ended:
-                    log.info("review of %s: cancelled: the client went away after %d of %d plies (a line could not be sent)",
-                             self.label, self._reviewed, len(self.record.actions))
+                    log.info("review of %s: cancelled: the client went away after %d of %d plies "
+                             "(a line could not be sent)", self.label, self._reviewed, len(self.record.actions))
             with self._engines._turns.held():
                 self._engines._check_in(self._network, self._chooser)
