@@ -498,23 +498,10 @@ def _fast_last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
 
 
 @njit(cache=True)
-def _last4(player, opponent, alpha, beta, empty, nodes):
-    """Exact search with four empties, the squares passed on without move generation; squares alone
-    or three in their quadrant (odd parity) first."""
-    sq1 = lowest_bit_index(empty)
-    empty &= empty - ONE
-    sq2 = lowest_bit_index(empty)
-    empty &= empty - ONE
-    sq3 = lowest_bit_index(empty)
-    empty &= empty - ONE
-    sq4 = lowest_bit_index(empty)
-    return _last4_squares(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes)
-
-
-@njit(cache=True, inline="always")
-def _last4_squares(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes):
-    """`_last4` of the four empty squares given: odd-parity squares first, in the order given
-    within each parity (a stable sort)."""
+def _last4(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes):
+    """Exact search with the four empty squares given, passed on without move generation: squares
+    alone or three in their quadrant (odd parity) first, in the order given within each parity
+    (a stable sort)."""
     nodes[0] += 1
     q1, q2, q3, q4 = _quadrant(sq1), _quadrant(sq2), _quadrant(sq3), _quadrant(sq4)
     # 1 for a square in an even quadrant (it goes last), 0 in an odd one; a stable insertion sort.
@@ -575,21 +562,23 @@ def _value_classes():
     return masks
 
 
-VALUE_CLASSES = _value_classes()
-MAX_PRESORTED = 10  # squares a packed list holds (six bits each); more empties walk by index down to it
+VALUE_CLASSES = _value_classes()  # P_PRESORTED: the best squares first
+INDEX_CLASSES = np.array([0xFFFFFFFFFFFFFFFF], dtype=np.uint64)  # without it: square-index order
+MAX_PRESORTED = 10  # squares a packed list holds (six bits each): the most empties the shallow search takes
 _SIX = np.uint64(6)
 _SQUARE_FIELD = np.uint64(63)
 
 
 @njit(cache=True)
-def _presorted_empties(empty):
-    """The empty squares, best SQUARE_VALUE first (ties by index), packed six bits a square with
-    the first in the lowest bits: the order the shallow search walks each parity group in (Edax
-    walks a presorted list the same way). At most MAX_PRESORTED squares fit."""
+def _packed_empties(empty, classes):
+    """The empty squares class by class (`classes`: masks, the first walked first), by index
+    within a class, packed six bits a square with the first in the lowest bits: the order the
+    shallow search walks each parity group in. With VALUE_CLASSES, Edax's presorted empties. At
+    most MAX_PRESORTED squares fit."""
     packed = ZERO
     shift = ZERO
-    for k in range(VALUE_CLASSES.shape[0]):
-        group = empty & VALUE_CLASSES[k]
+    for k in range(classes.shape[0]):
+        group = empty & classes[k]
         while group:
             packed |= np.uint64(lowest_bit_index(group)) << shift
             shift += _SIX
@@ -606,7 +595,7 @@ def _without_entry(packed, i):
 
 @njit(cache=True)
 def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, nodes):
-    """`search_shallow_fast` with the empties given as a presorted list (`_presorted_empties`, n_empty
+    """`search_shallow_fast` with the empties given as a presorted list (`_packed_empties`, n_empty
     of them; `odd` the quadrants with an odd number of them): each parity group is walked in that
     order, and the child gets the list less its move and the parity with its quadrant flipped."""
     if n_empty == 3:
@@ -620,7 +609,7 @@ def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, 
     if beta <= -MAX_SCORE:
         return -MAX_SCORE
     if n_empty == 4:
-        return _last4_squares(player, opponent, alpha, beta, np.int64(order & _SQUARE_FIELD),
+        return _last4(player, opponent, alpha, beta, np.int64(order & _SQUARE_FIELD),
                               np.int64((order >> _SIX) & _SQUARE_FIELD),
                               np.int64((order >> np.uint64(12)) & _SQUARE_FIELD),
                               np.int64((order >> np.uint64(18)) & _SQUARE_FIELD), nodes)
@@ -657,56 +646,17 @@ def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, 
 
 @njit(cache=True)
 def search_shallow_fast(player, opponent, alpha, beta, params, nodes):
-    """`search_shallow` with the faster inner loop: the empty squares are walked (odd quadrants
-    first) and tried directly, with no move generation; four empties go to `_last4`; and, when
-    switched on, stability cut-offs. With P_PRESORTED, `_shallow_listed` instead (5-7 empties: the same walk,
-    each parity group in the order of a list presorted by square value)."""
+    """`search_shallow` with the faster inner loop (`_shallow_listed`): the empty squares, packed
+    into a list once here, are walked (odd quadrants first) and tried directly, with no move
+    generation; four and three empties have their own kernels; and, when switched on, stability
+    cut-offs. The list is in square-index order, or with P_PRESORTED by square value. At most
+    MAX_PRESORTED empties (SearchOptions.shallow_empties is checked against it)."""
     empty = ~(player | opponent)
     n_empty = popcount(empty)
-    if params[P_PRESORTED] and 3 <= n_empty <= MAX_PRESORTED:
-        return _shallow_listed(player, opponent, alpha, beta, _presorted_empties(empty), n_empty, _odd_quadrants(empty),
-                               params, nodes)
-    if n_empty == 3:
-        sq1 = lowest_bit_index(empty)
-        rest = empty & (empty - ONE)
-        sq2 = lowest_bit_index(rest)
-        rest &= rest - ONE
-        return _fast_last3(player, opponent, alpha, beta, sq1, sq2, lowest_bit_index(rest), nodes)
     if n_empty <= 2:
         return search_shallow(player, opponent, alpha, beta, nodes)
-    if alpha >= MAX_SCORE:
-        return MAX_SCORE
-    if beta <= -MAX_SCORE:
-        return -MAX_SCORE
-    if n_empty == 4:
-        return _last4(player, opponent, alpha, beta, empty, nodes)
-    nodes[0] += 1
-    if n_empty >= params[P_STABILITY]:
-        bound = _stability_bound(player, opponent, alpha, n_empty)
-        if bound <= alpha:
-            return bound
-    odd = _odd_quadrants(empty)
-    best = -INFINITY
-    for phase in range(2):
-        group = empty & odd if phase == 0 else empty & ~odd
-        while group:
-            square = lowest_bit_index(group)
-            group &= group - ONE
-            flipped = _legal_flips(player, opponent, square)
-            if flipped:
-                low = alpha if alpha > best else best
-                score = -search_shallow_fast(
-                    opponent ^ flipped, player | flipped | (ONE << np.uint64(square)), -beta, -low, params, nodes
-                )
-                if score > best:
-                    best = score
-                    if best >= beta or best == MAX_SCORE:
-                        return best
-    if best != -INFINITY:
-        return best
-    if legal_moves(opponent, player) == ZERO:
-        return terminal_score(player, opponent)
-    return -search_shallow_fast(opponent, player, -beta, -alpha, params, nodes)
+    order = _packed_empties(empty, VALUE_CLASSES if params[P_PRESORTED] else INDEX_CLASSES)
+    return _shallow_listed(player, opponent, alpha, beta, order, n_empty, _odd_quadrants(empty), params, nodes)
 
 
 @njit(cache=True, inline="always")

@@ -188,13 +188,13 @@ def test_the_presorted_empties_list_squares_best_value_first_and_lose_the_one_pl
     for _ in range(200):
         squares = sorted(rng.choice(64, size=int(rng.integers(1, endgame.MAX_PRESORTED + 1)), replace=False).tolist())
         empty = np.uint64(sum(1 << q for q in squares))
-        listed = unpack(endgame._presorted_empties(empty), len(squares))
+        listed = unpack(endgame._packed_empties(empty, endgame.VALUE_CLASSES), len(squares))
         assert listed == sorted(squares, key=lambda q: (-int(endgame.SQUARE_VALUE[q]), q))
         i = int(rng.integers(len(squares)))
-        rest = unpack(endgame._without_entry(endgame._presorted_empties(empty), i), len(squares) - 1)
+        rest = unpack(endgame._without_entry(endgame._packed_empties(empty, endgame.VALUE_CLASSES), i), len(squares) - 1)
         assert rest == listed[:i] + listed[i + 1:]
     corner, x_square = 0, 9
-    assert unpack(endgame._presorted_empties(np.uint64(1 << x_square | 1 << corner | 1 << 20)), 3) == [corner, 20, x_square]
+    assert unpack(endgame._packed_empties(np.uint64(1 << x_square | 1 << corner | 1 << 20), endgame.VALUE_CLASSES), 3) == [corner, 20, x_square]
 
 
 # FForum #1-#19 (tests/fixtures/fforum-1-19.obf) with a table of 2**16 entries: nodes per position
