@@ -272,7 +272,8 @@ P_WIPEOUT_NODES = 10  # > 0: an exact solve first tries the wipe-out windows, ea
 P_ORDER_DEEP = 11  # nodes with at least this many empties order by a 2-ply search (P_ORDER_DEPTH below)
 P_ORDER_CUT = 12  # > 0: the pattern ordering search below a move stops once it is this many discs below alpha
 P_PRESORTED = 13  # 1: the shallow search walks its empties from a list presorted by square value
-N_PARAMS = 14
+P_DEEP_WEIGHT = 14  # 1: at P_ORDER_DEEP nodes the 2-ply ordering value weighs twice in the key (a disc: half a reply)
+N_PARAMS = 15
 # The pattern evaluation (in discs, side to move's view) from which a side is probed for a wipe-out:
 # FForum #20-#38 evaluate within +-14 discs, FForum #39 (+64) at +55, the generated wipe-outs of
 # experiments/endgame-solver-67 at +45 to +55.
@@ -773,8 +774,11 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, alpha,
     else:
         w_parity = 0
     search_depth = params[P_ORDER_DEPTH] if n_empty >= params[P_ORDER_SEARCH] else -1
+    eval_weight = W_EVAL // 4
     if n_empty >= params[P_ORDER_DEEP]:
         search_depth = 2
+        if params[P_DEEP_WEIGHT]:
+            eval_weight = W_EVAL // 2
     divisor = PATTERN_DIVISOR if n_empty >= params[P_ORDER_PATTERNS] else 0
     # the opponent's ordering search below a move stops once the move is P_ORDER_CUT discs below
     # alpha (the pattern evaluation is in discs here: pattern_eval // PATTERN_DIVISOR)
@@ -803,7 +807,7 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, alpha,
             if (ONE << np.uint64(square)) & odd:
                 value += w_parity
             if search_depth >= 0:
-                value -= _order_search(theirs, mine, search_depth, cut, divisor, weights, nodes) * (W_EVAL // 4)
+                value -= _order_search(theirs, mine, search_depth, cut, divisor, weights, nodes) * eval_weight
         key = -value
         j = n
         while j > 0 and keys[row, j - 1] > key:

@@ -41,6 +41,9 @@ OPTION_SETS = {
                                       shallow_empties=4),
     "order_cut": dataclasses.replace(OFF, weighted_sort=True, order_search_empties=5, order_pattern_empties=5,
                                      order_deep_empties=7, order_cut_discs=2, shallow_empties=4),
+    "deep_weight": dataclasses.replace(OFF, weighted_sort=True, order_search_empties=5, order_pattern_empties=5,
+                                       order_deep_empties=7, order_cut_discs=2, order_deep_weight=True,
+                                       shallow_empties=4),
     "presorted": dataclasses.replace(OFF, fast_last_moves=True, presorted_shallow=True, shallow_empties=9),
     "presorted_stability": dataclasses.replace(OFF, fast_last_moves=True, presorted_shallow=True, stability_empties=4,
                                                shallow_empties=9),
@@ -176,6 +179,8 @@ def test_every_switch_changes_the_search():
     # and the sort window changes the order the pattern search gave
     assert total_nodes(OPTION_SETS["order_cut"]) != total_nodes(dataclasses.replace(OPTION_SETS["order_cut"],
                                                                                    order_cut_discs=0))
+    # the deep ordering value weighed twice changes the order the sort window's search gave
+    assert total_nodes(OPTION_SETS["deep_weight"]) != total_nodes(OPTION_SETS["order_cut"])
     # the presorted empties change the shallow search's order (the index walk of `fast_last`)
     assert total_nodes(OPTION_SETS["presorted"]) != total_nodes(OPTION_SETS["fast_last"])
 
@@ -226,6 +231,8 @@ def test_options_parse_names_switches_and_rejects_bad_text():
     assert SearchOptions.parse("off+order_search+patterns").order_pattern_empties == 14
     assert SearchOptions.parse("default-order_cut").order_cut_discs == 0 and SearchOptions().order_cut_discs == 8
     assert SearchOptions.off().order_cut_discs == 0
+    assert SearchOptions.parse("default-deep_weight").order_deep_weight is False and SearchOptions().order_deep_weight
+    assert SearchOptions.off().order_deep_weight is False
     for bad in ("fast", "off+nothing", "default+", ""):
         with pytest.raises(ValueError, match="options"):
             SearchOptions.parse(bad)
