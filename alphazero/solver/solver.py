@@ -71,7 +71,7 @@ class SearchOptions:
       8 paired runs on a quiet core (0.971 +- 0.012 over 16 under load before;
       experiments/endgame-solver-67, "The ordering search's window").
     order_deep_weight: at the nodes of order_deep_empties the 2-ply ordering value weighs twice
-      what it weighs above 14 empties (a disc of the pattern evaluation is worth half an
+      what the 1-ply value weighs below them (a disc of the pattern evaluation is worth half an
       opponent's reply in the key, not a quarter): the deeper value is the better judge, and
       a node's subtree there is large. 9.8% fewer nodes on FForum #20-#39 and 0.932 +- 0.022 of
       the CPU (6 paired quiet runs), 14.1% and 13.3% fewer on WTHOR 2018 positions at 20/22 and
