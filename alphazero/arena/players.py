@@ -27,6 +27,7 @@ from alphazero.arena.alphabeta import DEFAULT_ENDGAME_EMPTIES, best_moves_batch
 from alphazero.arena.gtp_client import DEFAULT_TIMEOUT, GTPEngine, GTPError, draw_board, verify_board_convention
 from alphazero.nn.config import INFERENCE_PRECISIONS
 from alphazero.engine.timed import MAX_TIMED_NODES, TIME_CHUNK, check_limits, chunked_config, leaves_for, search_within
+from alphazero.mcts.config import DEFAULT_ENDGAME_SOLVE_EMPTIES, DEFAULT_ENDGAME_WLD_EMPTIES
 from alphazero.othello.bitboard import PASS
 from alphazero.othello.game import GameState
 from alphazero.othello.notation import action_name, format_board_text
@@ -503,7 +504,7 @@ SPEC_FORMS = (
     "random[:seed=N]",
     "greedy",
     "alphabeta[:depth=D][,endgame=E]   (depth 2, endgame 10 by default)",
-    "mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E][,leaves=L]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32, bf16 or int8 (a CPU); E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots 18, opened nodes 17; L leaves per network call, default 4 by time, 1 by simulations)",
+    f"mcts:checkpoint=PATH[,simulations=N][,seconds=S][,device=auto|cpu|cuda][,threads=T][,precision=P][,endgame=E][,leaves=L]   (simulations 100 by default; 0 = raw policy; S: think S seconds a move, each position alone (simulations=N then caps it); T torch CPU threads, 1 by default; P auto (measured), fp32, bf16 or int8 (a CPU); E: solve roots and opened nodes from E empties, 0 = off, default MCTSConfig's: roots {DEFAULT_ENDGAME_SOLVE_EMPTIES}, opened nodes {DEFAULT_ENDGAME_WLD_EMPTIES}; L leaves per network call, default 4 by time, 1 by simulations)",
     "mcts:evaluator=uniform[,simulations=N][,seconds=S][,endgame=E][,leaves=L]   (uniform priors, value 0: a network-free baseline)",
     'gtp:"COMMAND"[,processes=N][,timeout=SECONDS]   e.g. gtp:"/usr/games/gtp-rhino -l 3"   (SECONDS per answer, 60 by default; the first answer, which waits for the engine to start, gets at least 300)',
     "any form may add ,name=LABEL",

@@ -20,8 +20,8 @@ solver's move, which keeps that result against any defence, and costs only its p
 or a probe that gives up is searched in the time left (what the probe proved stays in the
 solver's table for the next move). A win/loss/draw proof costs a tenth of an exact solve or
 less, so at a second a move on one core most won or drawn roots at 20-24 empties were proven in
-its quarter second, and answered at once, where the search alone solves exactly from 18
-(docs/benchmarks.md, "Endgame solver"; experiments/timed-probe).
+its quarter second, and answered at once, where the search alone then solved exactly from 18 (20
+since 2026-12-08; docs/benchmarks.md, "Endgame solver"; experiments/timed-probe).
 """
 
 from __future__ import annotations

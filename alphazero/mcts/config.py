@@ -8,19 +8,24 @@ from dataclasses import dataclass
 
 # Solving from more empties than this takes seconds to minutes per position in numba.
 MAX_ENDGAME_SOLVE_EMPTIES = 24
-# Chosen by measurement (docs/benchmarks.md, "Endgame solver"; experiments/endgame-solver-36): roots
-# solved exactly from 18 empties, opened nodes (win/loss/draw) from 17, with a solved root not
-# searched (search_solved_roots false), cost a move of the small network at 100 simulations on a
-# 2-core CPU no more than the search and solver before issue 36 at their default of 16 did (three
-# runs: 0.769, 0.747 and 0.759 of the solver-off time against 0.779, 0.761 and 0.761); 19/17 cost
-# about as much as 16 did (0.776, 0.767, 0.777), 20/17 more (0.803, 0.816), and 18 with opened nodes
-# at 18 doubled the slowest move.
+# Chosen by measurement (docs/benchmarks.md, "Endgame solver"; experiments/endgame-solver-67, "The
+# play threshold at play's defaults"): roots solved exactly from 20 empties, opened nodes
+# (win/loss/draw) from 17, with a solved root not searched (search_solved_roots false). With play's
+# default network (checkpoints/selfplay-medium.pt) at play's 200 simulations a move, 20/17 costs a
+# move what 18/17 does (three seeds on one core: +0.2%, +0.2% and -0.2% of 18/17's time, the
+# slowest move 0.58-0.74 s against 0.59-0.78 s), and at the arena's 100 simulations +0.6%: the solver of issue 67 (a 20-empty
+# solve about 0.2 CPU-s on average) costs what the searches of the moves it answers cost. With the
+# small network at 100 simulations, the cheapest search, 20/17 costs 9% more a move than 18/17 and
+# its slowest move triples (0.32 -> 1.04 s): there `--endgame 18` (mcts.endgame_solve_empties=18)
+# keeps the old cost. 18/17 was the default from issue 36 (2026-11-27) to 2026-12-08: it cost a
+# move of the small network at 100 simulations no more than the search before issue 36 at 16.
+# Opened nodes from 18 (20/18) cost the same on average and 1.3-1.4x the slowest move.
 # Opened nodes at 18 empties solved at their third visit instead (endgame_revisit_empties 18 with
 # endgame_revisit_visits 3, the cheapest way measured to solve them) cost a move 0.8% more than the
 # search before issue 36 on average over nine runs (-0.6% to +2.8%; 18/17 -0.4%) and made the
 # slowest move 2-3x as long, for no measured strength (0.513 against 18/17 over 200 games), so no
 # revisit band is the default (experiments/endgame-solver-36, "Solving at a later visit").
-DEFAULT_ENDGAME_SOLVE_EMPTIES = 18
+DEFAULT_ENDGAME_SOLVE_EMPTIES = 20
 DEFAULT_ENDGAME_WLD_EMPTIES = 17
 DEFAULT_ENDGAME_REVISIT_EMPTIES = 0
 DEFAULT_ENDGAME_REVISIT_VISITS = 3

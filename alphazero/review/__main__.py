@@ -10,7 +10,7 @@
 
 One line per move: its number, the side, the move, the mover's win probability before and after
 it, the move the search preferred, the win probability lost, and, once the endgame solver reaches
-the position (--endgame, 18 empties by default, as in play), the exact final disc difference with
+the position (--endgame, 20 empties by default, as in play), the exact final disc difference with
 perfect play before and after the move. `?` marks a mistake, `??` a blunder (--mistake, --blunder,
 --mistake-discs). Then a summary: each side's biggest mistakes and where the game was lost. The
 default budget is play's: 200 simulations a move (docs/playing.md gives a 60-move review's time).

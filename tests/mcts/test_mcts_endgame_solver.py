@@ -194,9 +194,9 @@ def test_wld_threshold_sets_which_opened_nodes_are_solved_and_exact_which_roots(
     assert ((result.exact_score != NO_EXACT_SCORE) == (9 <= exact)).all()
 
 
-def test_the_default_solves_roots_from_18_and_opened_nodes_from_17_and_0_turns_both_off():
+def test_the_default_solves_roots_from_20_and_opened_nodes_from_17_and_0_turns_both_off():
     default = MCTSConfig()
-    assert (default.endgame_solve_empties, default.leaf_solve_empties) == (18, 17)
+    assert (default.endgame_solve_empties, default.leaf_solve_empties) == (20, 17)
     assert (default.leaf_revisit_empties, default.endgame_revisit_visits) == (0, 3)  # no revisit band
     off = MCTSConfig(endgame_solve_empties=0)  # the default endgame_wld_empties (17) is not used
     assert off.leaf_solve_empties == 0 and off.leaf_revisit_empties == 0

@@ -17,7 +17,7 @@ from alphazero.review.summary import summarize, turning_ply
 from alphazero.solver.solver import Solver
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-START_EMPTIES = 16  # the constructed game starts here: every position within the default reach (18)
+START_EMPTIES = 16  # the constructed game starts here: every position within the default reach (20)
 BLUNDER_EMPTIES = 12
 
 
