@@ -19,6 +19,14 @@ share an empties count, and a passing node does not iterate its own list), so th
 allocates nothing. Node counts accumulate in `nodes[0]`. The deep search also takes the pattern
 evaluation's `weights` (`patterns.shipped_weights()`, or `zero_weights()` when the ordering does
 not use them: `solver.SearchOptions.weights` picks).
+
+Every kernel of the solver's modules (this one, `patterns`, `stability`, `table`) is compiled with
+numba's reference counting off (`_nrt=False`): none allocates, and with it on every call of a
+kernel that takes arrays (the table, the workspace, `params`, `nodes`, the weights) paid an
+atomic increment and decrement per array that numba's pruning cannot remove across the
+recursion: 37% of the solver's time on FForum #20-#39 by `perf` (experiments/endgame-solver-67,
+"Numba's reference counting"). A kernel that allocates does not compile that way, so it cannot
+slip in unnoticed; tests/solver/test_kernel_flags.py checks that every kernel has the flag.
 """
 
 import numpy as np
@@ -53,7 +61,7 @@ def allocate_workspace():
             np.zeros((61, 64), dtype=np.uint64))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def terminal_score(player, opponent):
     """Final disc difference when neither side can move; empties go to the winner."""
     mine = popcount(player)
@@ -66,7 +74,7 @@ def terminal_score(player, opponent):
     return np.int64(0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _last1(player, opponent, square, nodes):
     """Score with one empty square: count the flips of the only move, for us or else for them."""
     nodes[0] += 1
@@ -80,7 +88,7 @@ def _last1(player, opponent, square, nodes):
     return diff + 1 if diff > 0 else diff - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last2_moves(player, opponent, beta, sq1, sq2, nodes):
     """Best score over the side to move's moves with two empties; -INFINITY if it has none."""
     best = -INFINITY
@@ -97,7 +105,7 @@ def _last2_moves(player, opponent, beta, sq1, sq2, nodes):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last2(player, opponent, alpha, beta, sq1, sq2, nodes):
     # Passes are handled without recursion: numba's cache cannot reload these recursive kernels
     # (numba issue #6061, the cached code calls an unresolved symbol).
@@ -112,12 +120,12 @@ def _last2(player, opponent, alpha, beta, sq1, sq2, nodes):
     return terminal_score(player, opponent)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _quadrant(square):
     return ((square >> 5) << 1) | ((square & 7) >> 2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last3_moves(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
     """Best score over the side to move's moves with three empties (parity-ordered by the
     caller); -INFINITY if it has none."""
@@ -142,7 +150,7 @@ def _last3_moves(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
     nodes[0] += 1
     # Parity: the square alone in its quadrant first.
@@ -161,7 +169,7 @@ def _last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
     return terminal_score(player, opponent)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _odd_quadrants(empty):
     odd = ZERO
     for q in range(4):
@@ -170,7 +178,7 @@ def _odd_quadrants(empty):
     return odd
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search_shallow(player, opponent, alpha, beta, nodes):
     """Exact search of a position with few empties (any count <= SHALLOW_EMPTIES)."""
     empty = ~(player | opponent)
@@ -215,7 +223,7 @@ def search_shallow(player, opponent, alpha, beta, nodes):
     return best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _neighbours(bits):
     """Squares adjacent (8 directions) to any square of `bits`, without wrapping around the files."""
     west = (bits >> ONE) & NOT_FILE_H
@@ -224,7 +232,7 @@ def _neighbours(bits):
     return (row | (row << _S8) | (row >> _S8)) & ~bits
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sort_moves(player, opponent, moves, hash_move, squares, keys, move_flips, row):
     """Fill squares[row, :n] with the moves, fastest-first, and move_flips[row] with their flips;
     returns n."""
@@ -342,7 +350,7 @@ def default_params():
     return params
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def aborted(params, nodes):
     """True once the node count has passed the search's limit (P_NODE_LIMIT).
 
@@ -355,7 +363,7 @@ def aborted(params, nodes):
     return nodes[0] > params[P_NODE_LIMIT]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _legal_flips(player, opponent, square):
     """flips() with a cheap pre-test: no opponent disc next to the square, no flip."""
     if NEIGHBOURS[square] & opponent:
@@ -363,7 +371,7 @@ def _legal_flips(player, opponent, square):
     return ZERO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _stability_bound(player, opponent, alpha, n_empty):
     """An upper bound on the score from the opponent's stable discs, or INFINITY where the window
     is too low for the bound to matter (not computed)."""
@@ -407,7 +415,7 @@ _S56 = np.uint64(56)
 _BYTE = np.uint64(0xFF)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _last_flip_count(player, square):
     """Discs that `player` flips by playing the last empty `square` (four line-table lookups, no ray
     walks: with one empty square the other side owns every square `player` does not)."""
@@ -420,7 +428,7 @@ def _last_flip_count(player, square):
     return count
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _fast_last1(player, opponent, square, nodes):
     """`_last1` by flip counts from the line tables."""
     nodes[0] += 1
@@ -434,7 +442,7 @@ def _fast_last1(player, opponent, square, nodes):
     return diff + 1 if diff > 0 else diff - 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _fast_last2(player, opponent, alpha, beta, sq1, sq2, nodes):
     """`_last2` with the neighbour pre-test and the table-driven last move, written as one body for
     both sides (the second pass is the pass) so that it inlines into `_fast_last3` once."""
@@ -460,7 +468,7 @@ def _fast_last2(player, opponent, alpha, beta, sq1, sq2, nodes):
     return terminal_score(player, opponent)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _fast_last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
     """`_last3` with the neighbour pre-test and the table-driven last move, in one body for both
     sides, with the two-empties search inlined: no calls below it."""
@@ -498,7 +506,7 @@ def _fast_last3(player, opponent, alpha, beta, sq1, sq2, sq3, nodes):
     return terminal_score(player, opponent)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _last4(player, opponent, alpha, beta, sq1, sq2, sq3, sq4, nodes):
     """Exact search with the four empty squares given, passed on without move generation: squares
     alone or three in their quadrant (odd parity) first, in the order given within each parity
@@ -570,7 +578,7 @@ _SIX = np.uint64(6)
 _SQUARE_FIELD = np.uint64(63)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _packed_empties(empty, classes):
     """The empty squares class by class (`classes`: masks, the first walked first), by index
     within a class, packed six bits a square with the first in the lowest bits: the order the
@@ -587,14 +595,14 @@ def _packed_empties(empty, classes):
     return packed
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _without_entry(packed, i):
     """The packed list less its i-th square."""
     at = np.uint64(6 * i)
     return (packed & ((ONE << at) - ONE)) | ((packed >> (at + _SIX)) << at)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, nodes):
     """`search_shallow_fast` with the empties given as a presorted list (`_packed_empties`, n_empty
     of them; `odd` the quadrants with an odd number of them): each parity group is walked in that
@@ -645,7 +653,7 @@ def _shallow_listed(player, opponent, alpha, beta, order, n_empty, odd, params, 
     return -_shallow_listed(opponent, player, -beta, -alpha, order, n_empty, odd, params, nodes)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search_shallow_fast(player, opponent, alpha, beta, params, nodes):
     """`search_shallow` with the faster inner loop (`_shallow_listed`): the empty squares, packed
     into a list once here, are walked (odd quadrants first) and tried directly, with no move
@@ -660,7 +668,7 @@ def search_shallow_fast(player, opponent, alpha, beta, params, nodes):
     return _shallow_listed(player, opponent, alpha, beta, order, n_empty, _odd_quadrants(empty), params, nodes)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _corner_stability(bits):
     """Discs of `bits` on a corner or on an edge square next to an own corner (Edax's cheap count)."""
     stable = (
@@ -673,12 +681,12 @@ def _corner_stability(bits):
     return popcount(stable & bits)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _weighted_mobility(moves):
     return popcount(moves) + popcount(moves & CORNERS)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _mobility_eval(player, opponent):
     """A cheap evaluation for move ordering, side to move's view, about one unit per reply: the
     mobility difference (corners twice) and the corner-anchored discs."""
@@ -687,7 +695,7 @@ def _mobility_eval(player, opponent):
     return (mine - theirs) * 4 + (_corner_stability(player) - _corner_stability(opponent)) * 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _order_eval(player, opponent, divisor, weights):
     """The ordering search's evaluation, side to move's view: `_mobility_eval` (divisor 0), or the
     pattern evaluation (`patterns.pattern_eval`, 1/16 of a disc) divided by `divisor`.
@@ -700,7 +708,7 @@ def _order_eval(player, opponent, divisor, weights):
     return _mobility_eval(player, opponent)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _order_reply(player, opponent, beta, divisor, weights, nodes):
     """Best `_order_eval` over the side to move's moves one ply down (fail-soft against beta)."""
     nodes[0] += 1
@@ -722,7 +730,7 @@ def _order_reply(player, opponent, beta, divisor, weights, nodes):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _order_search(player, opponent, depth, beta, divisor, weights, nodes):
     """A `depth`-ply (0..2) alpha-beta value of `_order_eval`, side to move's view, fail-soft
     against `beta` from 1 ply (1 << 20: exact): for move ordering only. Written without
@@ -752,7 +760,7 @@ def _order_search(player, opponent, depth, beta, divisor, weights, nodes):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _sort_moves_weighted(player, opponent, moves, hash_move, alpha,
                          squares, keys, move_flips, row, params, weights, nodes,
                          flips_known):
@@ -823,7 +831,7 @@ def _sort_moves_weighted(player, opponent, moves, hash_move, alpha,
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _etc(player, opponent, moves, beta, tt_keys, tt_values, move_flips, row):
     """Enhanced transposition cut-off: a move whose child the table already bounds so that the move
     reaches beta; returns that lower bound on the score, else -INFINITY (search the node). Each
@@ -843,7 +851,7 @@ def _etc(player, opponent, moves, beta, tt_keys, tt_values, move_flips, row):
     return np.int64(-INFINITY)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """Exact fail-soft search with the transposition table; dispatches small positions down."""
     empty = ~(player | opponent)
@@ -923,7 +931,7 @@ def search_deep(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """One principal-variation search of the root for the window (alpha, beta); see solve_root."""
     nodes[0] += 1
@@ -986,7 +994,7 @@ def _root_search(player, opponent, alpha, beta, tt_keys, tt_values, squares, key
     return best, best_move
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """(score, move, settled): before a full-window solve, the null windows that prove a wipe-out.
 
@@ -1029,7 +1037,7 @@ def _wipeout_probe(player, opponent, tt_keys, tt_values, squares, keys, move_fli
     return np.int64(0), np.int64(-1), False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def solve_root(player, opponent, alpha, beta, tt_keys, tt_values, squares, keys, move_flips, params, weights, nodes):
     """(score, best move) of a position for the window (alpha, beta).
 

@@ -98,7 +98,7 @@ LAYOUT_FINGERPRINT = hashlib.sha256(
 ).hexdigest()[:16]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pattern_indices(player, opponent, out):
     """Fill out[N_INSTANCES] with each instance's row in the weight vector (its shape's offset
     plus its base-3 colour number: 0 empty, 1 side to move, 2 opponent)."""
@@ -120,7 +120,7 @@ DIAGONAL = np.uint64(0x8040201008040201)  # a1, b2, ..., h8
 FILE_A_REPLICATOR = np.uint64(0x0101010101010101)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _gather(shape, bits):
     """The bits of `bits` on a shape's base squares, packed in digit order (bit k = digit k).
 
@@ -139,7 +139,7 @@ def _gather(shape, bits):
     return (((bits & (DIAGONAL >> (d * np.uint64(8)))) * FILE_A_REPLICATOR) >> (np.uint64(56) + d))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _board_sum(player, opponent, board, weights):
     """Weights of the instances that read the board turned by symmetry `board`."""
     total = np.int64(0)
@@ -150,7 +150,7 @@ def _board_sum(player, opponent, board, weights):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def pattern_eval(player, opponent, weights):
     """The side to move's predicted final disc difference, in 1/WEIGHT_SCALE of a disc: the sum
     over the instances of `pattern_indices`, computed from the board's 8 turned copies (each
@@ -168,7 +168,7 @@ def pattern_eval(player, opponent, weights):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True)  # allocates its index array: numba's reference counting stays on
 def pattern_eval_by_squares(player, opponent, weights):
     """`pattern_eval` square by square (the weights at `pattern_indices`): the slow reference it
     is tested against."""

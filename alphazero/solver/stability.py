@@ -110,12 +110,12 @@ FILE_UNPACK = _file_unpack_table()
 DIAGONALS_9, DIAGONALS_7 = _diagonal_masks()
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _pack_file_a(bits):
     return ((bits & _U_FILE_A) * _U_PACK) >> _S56
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stable_edges(player, opponent):
     """Own discs on the four edges that no move can flip (from the line table)."""
     stable = np.uint64(EDGE_STABLE[player & _U_FF, opponent & _U_FF])
@@ -125,7 +125,7 @@ def stable_edges(player, opponent):
     return stable
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _full_rows(filled):
     rows = filled & (filled >> _S4)
     rows &= rows >> _S2
@@ -133,7 +133,7 @@ def _full_rows(filled):
     return (rows & _ROW_STARTS) * _U_FF
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _full_columns(filled):
     cols = filled & (filled >> _S8)
     cols &= cols >> _S16
@@ -141,7 +141,7 @@ def _full_columns(filled):
     return (cols & _U_FF) * _U_FILE_A
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def _full_diagonals(filled, masks):
     full = ZERO
     for i in range(masks.shape[0]):
@@ -150,7 +150,7 @@ def _full_diagonals(filled, masks):
     return full
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stable_discs(player, opponent):
     """A subset of `player`'s discs that can never be flipped (see the module doc)."""
     filled = player | opponent
@@ -173,6 +173,6 @@ def stable_discs(player, opponent):
             return stable
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stable_count(player, opponent):
     return popcount(stable_discs(player, opponent))

@@ -56,7 +56,7 @@ def clear(keys, values):
     values[:, MOVE] = NO_MOVE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def slot(keys, player, opponent):
     """Index of the slot of (player, opponent): both boards multiplied by odd constants, mixed."""
     h = player * _K1 ^ opponent * _K2
@@ -64,12 +64,12 @@ def slot(keys, player, opponent):
     return np.int64(h & np.uint64(keys.shape[0] - 1))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def matches(keys, index, player, opponent):
     return keys[index, 0] == player and keys[index, 1] == opponent and (player | opponent) != ZERO
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", _nrt=False)
 def store(keys, values, index, player, opponent, lower, upper, move):
     """Write bounds for (player, opponent); bounds already known for the same position are kept
     where tighter (both are true bounds, so their intersection is too)."""
