@@ -15,7 +15,10 @@ experiments/endgame-solver-67 "The table in one array"):
 """
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from alphazero.othello.bits import ZERO
 
@@ -84,3 +87,26 @@ def store(keys, values, index, player, opponent, lower, upper, move):
     values[index, LOWER] = lower
     values[index, UPPER] = upper
     values[index, MOVE] = move
+
+
+@intrinsic
+def prefetch(typingctx, keys, index):
+    """Start loading slot `index`'s cache line (LLVM's prefetch: a read, kept in every cache
+    level) and go on: a probe made soon after finds it there. A hint only: it changes no value,
+    and numba offers no such call of its own."""
+    signature = types.void(keys, types.int64)
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        array = context.make_array(array_type)(context, builder, args[0])
+        pointer = cgutils.get_item_pointer(context, builder, array_type, array,
+                                           [args[1], context.get_constant(types.intp, 0)])
+        byte_pointer = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        llvm_prefetch = cgutils.get_or_insert_function(
+            # the unmangled name: LLVM's reader upgrades it to its pointer type's (p0i8 or p0)
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]), "llvm.prefetch")
+        builder.call(llvm_prefetch, [builder.bitcast(pointer, byte_pointer), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return signature, codegen

@@ -3,6 +3,7 @@ the store/probe/clear rules the search relies on."""
 
 import numpy as np
 import pytest
+from numba import njit
 
 from alphazero.solver import table
 
@@ -39,3 +40,19 @@ def test_store_probe_and_clear_touch_only_their_own_slot():
 def test_sizes_outside_the_range_are_refused(bits):
     with pytest.raises(ValueError, match="8..28"):
         table.allocate(bits)
+
+
+@njit
+def _prefetch_then_probe(keys, player, opponent):
+    index = table.slot(keys, player, opponent)
+    table.prefetch(keys, index)
+    return table.matches(keys, index, player, opponent)
+
+
+def test_prefetch_compiles_to_a_prefetch_instruction_and_changes_nothing():
+    keys, values = table.allocate(10)
+    player, opponent = np.uint64(0x0000000810000000), np.uint64(0x0000001008000000)
+    assert not _prefetch_then_probe(keys, player, opponent)
+    table.store(keys, values, table.slot(keys, player, opponent), player, opponent, -4, 6, 19)
+    assert _prefetch_then_probe(keys, player, opponent)
+    assert "prefetch" in _prefetch_then_probe.inspect_asm(_prefetch_then_probe.signatures[0])
