@@ -25,8 +25,8 @@ numba's reference counting off (`_nrt=False`): none allocates, and with it on ev
 kernel that takes arrays (the table, the workspace, `params`, `nodes`, the weights) paid an
 atomic increment and decrement per array that numba's pruning cannot remove across the
 recursion: 37% of the solver's time on FForum #20-#39 by `perf` (experiments/endgame-solver-67,
-"Numba's reference counting, and the table prefetched"). A kernel that allocates does not compile that way, so it cannot
-slip in unnoticed; tests/solver/test_kernel_flags.py checks that every kernel has the flag.
+"Numba's reference counting, and the table prefetched"). A kernel that allocates does not
+compile that way; tests/solver/test_kernel_flags.py checks that every kernel has the flag.
 """
 
 import numpy as np
@@ -53,9 +53,10 @@ NOT_FILE_H = np.uint64(0x7F7F7F7F7F7F7F7F)
 
 def allocate_workspace():
     """(squares int64[61, MAX_MOVES], keys int64[61, MAX_MOVES], move_flips uint64[61, 64]): a
-    node's move list by its empties (squares best first, their sort keys), and the discs each of
-    its moves flips by square, computed once where the moves are first examined (ETC or the sort)
-    and read again by the sort and the search. A child has fewer empties than its node (a pass
+    node's move list by its empties (squares best first, their sort keys; before the sort, ETC
+    keeps its children's table slots in the keys row), and the discs each of its moves flips by
+    square, computed once where the moves are first examined (ETC or the sort) and read again by
+    the sort and the search. A child has fewer empties than its node (a pass
     leaves no move list behind), so the rows of the nodes on one path never overlap."""
     return (np.zeros((61, MAX_MOVES), dtype=np.int64), np.zeros((61, MAX_MOVES), dtype=np.int64),
             np.zeros((61, 64), dtype=np.uint64))
