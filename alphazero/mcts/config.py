@@ -17,8 +17,9 @@ MAX_ENDGAME_SOLVE_EMPTIES = 24
 # 20-empty solve of issue 67's solver (about 0.2 CPU-s on average) costs what the searches of the
 # moves it answers cost. With the small network at 100 simulations, the cheapest search, 20/17
 # costs 9% more a move than 18/17 and its slowest move triples (0.32 -> 1.04 s): there
-# `--endgame 18` (mcts.endgame_solve_empties=18) keeps the old cost. 18/17 was the default from issue 36 (2026-11-27) to 2026-12-08: it cost a
-# move of the small network at 100 simulations no more than the search before issue 36 at 16.
+# `--endgame 18` (mcts.endgame_solve_empties=18) keeps the old cost. 18/17 was the default from
+# issue 36 (2026-11-27) to 2026-12-08: it cost a move of the small network at 100 simulations no
+# more than the search before issue 36 at 16.
 # Opened nodes from 18 (20/18) cost the same on average and 1.3-1.4x the slowest move.
 # Opened nodes at 18 empties solved at their third visit instead (endgame_revisit_empties 18 with
 # endgame_revisit_visits 3, the cheapest way measured to solve them) cost a move 0.8% more than the
